@@ -1,0 +1,1 @@
+//! Benchmarks of rectify and side-by-side comparisons with peers.

@@ -1,0 +1,1 @@
+//! Checks that turn documents into diagnostics: JSON Schema, Rust types, rules files, Markdown structure.

@@ -1,0 +1,2 @@
+//! The `rectify` binary.
+fn main() {}

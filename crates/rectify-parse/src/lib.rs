@@ -1,0 +1,1 @@
+//! Readers for JSON, YAML and Markdown with source spans and resource limits.

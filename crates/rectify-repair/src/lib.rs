@@ -1,0 +1,1 @@
+//! Extraction of structured payloads from model text and deterministic, recorded repair.

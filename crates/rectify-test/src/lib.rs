@@ -1,0 +1,1 @@
+//! Test support for rectify: fake provider servers, fixtures and a CLI harness.

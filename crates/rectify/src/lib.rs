@@ -1,0 +1,1 @@
+//! Validate, repair and retry the structured output of language models and agents.
