@@ -1,0 +1,177 @@
+//! JSON Schema checks: a schema compiled once and reused, reporting every violation as a
+//! [`Diagnostic`] with a pointer, a display path, a source span and expected/received values.
+//!
+//! Drafts 4, 6, 7, 2019-09 and 2020-12 are supported; the draft is taken from `$schema` and
+//! defaults to 2020-12. Compilation validates the schema against its meta-schema and resolves
+//! every `$ref`: a schema that is itself wrong is a [`ConfigError`] naming the place in the
+//! schema, never a diagnostic.
+
+mod compile;
+mod message;
+
+use std::path::Path;
+
+use jsonschema::Validator;
+use rectify_core::{Diagnostic, Document};
+use serde_json::Value;
+
+use crate::ConfigError;
+
+pub use jsonschema::Draft;
+
+/// A JSON Schema compiled once and reused for any number of documents.
+///
+/// ```
+/// use rectify_check::CompiledSchema;
+/// use serde_json::json;
+///
+/// let schema = CompiledSchema::compile(&json!({
+///     "type": "object",
+///     "required": ["id"],
+///     "properties": {"id": {"type": "integer"}}
+/// }))?;
+/// let diagnostics = schema.check_value(&json!({"id": "seven"}));
+/// assert_eq!(diagnostics[0].code, "schema.type");
+/// assert_eq!(diagnostics[0].message, "expected integer, got string");
+/// assert_eq!(diagnostics[0].location.path, "id");
+/// # Ok::<(), rectify_check::ConfigError>(())
+/// ```
+#[derive(Debug)]
+pub struct CompiledSchema {
+    validator: Validator,
+    origin: String,
+    source: String,
+}
+
+impl CompiledSchema {
+    /// Compiles `schema`; relative file `$ref`s resolve against the current directory.
+    pub fn compile(schema: &Value) -> Result<CompiledSchema, ConfigError> {
+        CompiledSchema::compile_named(schema, "schema", None)
+    }
+
+    /// Compiles `schema`, calling it `origin` in errors and diagnostics, with relative `$ref`s
+    /// resolved against the file `base` (the schema's own path) when given.
+    pub fn compile_named(
+        schema: &Value,
+        origin: impl Into<String>,
+        base: Option<&Path>,
+    ) -> Result<CompiledSchema, ConfigError> {
+        let origin = origin.into();
+        let validator = compile::build(schema, &origin, base)?;
+        let source = if origin == "schema" {
+            origin.clone()
+        } else {
+            format!("schema:{origin}")
+        };
+        Ok(CompiledSchema {
+            validator,
+            origin,
+            source,
+        })
+    }
+
+    /// Reads and compiles a schema file (JSON, or YAML by extension); relative `$ref`s resolve
+    /// against the file's directory.
+    pub fn compile_file(path: &Path) -> Result<CompiledSchema, ConfigError> {
+        let value = compile::read_file(path)?;
+        CompiledSchema::compile_named(&value, path.display().to_string(), Some(path))
+    }
+
+    /// Where the schema came from (`schema` or its file name).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// The draft the schema was compiled for.
+    pub fn draft(&self) -> Draft {
+        self.validator.draft()
+    }
+
+    /// True when `value` satisfies the schema (no diagnostics are built).
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+
+    /// Every violation of the schema in `doc`, located in its source.
+    pub fn check(&self, doc: &Document) -> Vec<Diagnostic> {
+        if self.validator.is_valid(&doc.value) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for error in self.validator.iter_errors(&doc.value) {
+            message::push_diagnostics(&error, doc, &mut out);
+        }
+        for d in &mut out {
+            d.source.clone_from(&self.source);
+        }
+        out
+    }
+
+    /// Every violation of the schema in a value that has no source text (no spans).
+    pub fn check_value(&self, value: &Value) -> Vec<Diagnostic> {
+        if self.validator.is_valid(value) {
+            return Vec::new();
+        }
+        self.check(&Document::from_value(value.clone()))
+    }
+}
+
+/// Several schemas that must all pass.
+#[derive(Debug, Default)]
+pub struct SchemaSet {
+    schemas: Vec<CompiledSchema>,
+}
+
+impl SchemaSet {
+    /// An empty set (everything passes).
+    pub fn new() -> SchemaSet {
+        SchemaSet::default()
+    }
+
+    /// Adds a schema.
+    pub fn push(&mut self, schema: CompiledSchema) {
+        self.schemas.push(schema);
+    }
+
+    /// The same set with one more schema.
+    pub fn with(mut self, schema: CompiledSchema) -> SchemaSet {
+        self.push(schema);
+        self
+    }
+
+    /// The schemas, in order.
+    pub fn schemas(&self) -> &[CompiledSchema] {
+        &self.schemas
+    }
+
+    /// Number of schemas.
+    pub fn len(&self) -> usize {
+        self.schemas.len()
+    }
+
+    /// True when the set has no schema.
+    pub fn is_empty(&self) -> bool {
+        self.schemas.is_empty()
+    }
+
+    /// True when `value` satisfies every schema.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.schemas.iter().all(|s| s.is_valid(value))
+    }
+
+    /// The violations of every schema, schema by schema.
+    pub fn check(&self, doc: &Document) -> Vec<Diagnostic> {
+        self.schemas.iter().flat_map(|s| s.check(doc)).collect()
+    }
+}
+
+impl FromIterator<CompiledSchema> for SchemaSet {
+    fn from_iter<I: IntoIterator<Item = CompiledSchema>>(iter: I) -> Self {
+        SchemaSet {
+            schemas: iter.into_iter().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
