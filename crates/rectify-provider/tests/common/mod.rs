@@ -1,0 +1,64 @@
+//! Helpers shared by the provider integration tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
+use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
+use rectify_provider::retry::{RecordingSleeper, Retrier, RetryPolicy};
+use rectify_provider::{ApiKey, HttpOptions};
+use rectify_test::fake_server::FakeServer;
+
+/// The key the tests send; it must never show up in errors or cassettes.
+pub const KEY: &str = "sk-test-0123456789abcdef";
+
+/// Fast transport options: short timeouts, a small body limit.
+pub fn options(policy: RetryPolicy) -> HttpOptions {
+    HttpOptions {
+        timeout: Duration::from_secs(5),
+        connect_timeout: Duration::from_secs(2),
+        max_body_bytes: 64 * 1024,
+        retry: policy,
+    }
+}
+
+/// An OpenAI provider for `server` whose retries do not really wait.
+pub fn openai(server: &FakeServer, policy: RetryPolicy) -> (OpenAiProvider, RecordingSleeper) {
+    openai_with(server, policy, |c| c)
+}
+
+/// Like [`openai`], with a chance to adjust the configuration.
+pub fn openai_with(
+    server: &FakeServer,
+    policy: RetryPolicy,
+    adjust: impl FnOnce(OpenAiConfig) -> OpenAiConfig,
+) -> (OpenAiProvider, RecordingSleeper) {
+    let mut config = OpenAiConfig::new("gpt-test")
+        .with_base_url(server.openai_base_url())
+        .with_api_key(ApiKey::new(KEY));
+    config.http = options(policy.clone());
+    let sleeper = RecordingSleeper::new();
+    let retrier = Retrier::new(policy).with_sleeper(Arc::new(sleeper.clone()));
+    let provider = OpenAiProvider::new(adjust(config))
+        .unwrap()
+        .with_retrier(retrier);
+    (provider, sleeper)
+}
+
+/// An Anthropic provider for `server` whose retries do not really wait.
+pub fn anthropic(
+    server: &FakeServer,
+    policy: RetryPolicy,
+) -> (AnthropicProvider, RecordingSleeper) {
+    let mut config = AnthropicConfig::new("claude-test")
+        .with_base_url(server.url())
+        .with_api_key(ApiKey::new(KEY));
+    config.http = options(policy.clone());
+    let sleeper = RecordingSleeper::new();
+    let retrier = Retrier::new(policy).with_sleeper(Arc::new(sleeper.clone()));
+    let provider = AnthropicProvider::new(config)
+        .unwrap()
+        .with_retrier(retrier);
+    (provider, sleeper)
+}

@@ -1,0 +1,57 @@
+//! Response bodies in the OpenAI and Anthropic wire formats.
+
+use serde_json::{Value, json};
+
+/// An OpenAI chat completion body.
+pub fn openai_completion(
+    text: &str,
+    finish_reason: &str,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+) -> Value {
+    json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-model",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": text, "refusal": null},
+            "finish_reason": finish_reason,
+        }],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    })
+}
+
+/// An OpenAI error body.
+pub fn openai_error(message: &str) -> Value {
+    json!({"error": {"message": message, "type": "fake_error", "code": null}})
+}
+
+/// An Anthropic Messages API response body.
+pub fn anthropic_message(
+    text: &str,
+    stop_reason: &str,
+    input_tokens: u64,
+    output_tokens: u64,
+) -> Value {
+    json!({
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": "fake-claude",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": stop_reason,
+        "stop_sequence": null,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    })
+}
+
+/// An Anthropic error body (e.g. `overloaded_error` with status 529).
+pub fn anthropic_error(error_type: &str, message: &str) -> Value {
+    json!({"type": "error", "error": {"type": error_type, "message": message}})
+}
