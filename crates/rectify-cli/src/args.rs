@@ -1,0 +1,76 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rectify_core::Format;
+
+/// Validate, repair and retry the structured output of language models and agents.
+#[derive(Debug, Parser)]
+#[command(name = "rectify", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check a document against schemas and rules without changing it.
+    ///
+    /// Exit status: 0 valid, 1 invalid content, 2 usage or configuration error.
+    Check(CheckArgs),
+}
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// Diagnostics with code frames on stderr.
+    #[default]
+    Human,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// A named reference document, `NAME=FILE`.
+#[derive(Clone, Debug)]
+pub struct RefArg {
+    /// The name rules use (`plan` in `plan:$.phases[*].id`).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+}
+
+fn parse_ref(s: &str) -> Result<RefArg, String> {
+    match s.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(RefArg {
+            name: name.to_owned(),
+            path: PathBuf::from(path),
+        }),
+        _ => Err(format!("expected NAME=FILE, got `{s}`")),
+    }
+}
+
+/// Arguments of `rectify check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The document to check, or `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: String,
+    /// A JSON Schema (JSON or YAML) the document must satisfy; repeat to require several.
+    #[arg(long, value_name = "SCHEMA")]
+    pub schema: Vec<PathBuf>,
+    /// A rules file (YAML) with cross-document and structure rules.
+    #[arg(long, value_name = "RULES")]
+    pub rules: Option<PathBuf>,
+    /// A document the rules refer to by name; overrides the rules file's `documents`.
+    #[arg(long = "ref", value_name = "NAME=FILE", value_parser = parse_ref)]
+    pub refs: Vec<RefArg>,
+    /// The document's format (default: from the extension, else guessed from the content).
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// How to print the result.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: Output,
+}

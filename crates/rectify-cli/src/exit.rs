@@ -1,0 +1,71 @@
+//! Exit codes (DESIGN.md §5) and how errors map to them.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+/// The exit status of a command, the same for every command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// 0: success.
+    Success,
+    /// 1: the content is invalid (or a run failed).
+    Invalid,
+    /// 2: usage or configuration error.
+    Config,
+    /// 3: escalated, waiting for a human.
+    #[allow(dead_code)]
+    Escalated,
+    /// 4: provider error after transport retries.
+    #[allow(dead_code)]
+    Provider,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> ExitCode {
+        ExitCode::from(match status {
+            ExitStatus::Success => 0,
+            ExitStatus::Invalid => 1,
+            ExitStatus::Config => 2,
+            ExitStatus::Escalated => 3,
+            ExitStatus::Provider => 4,
+        })
+    }
+}
+
+/// A hint shown under an error, attached with `anyhow::Context`-like wrapping.
+#[derive(Debug)]
+pub struct Hint(pub String);
+
+impl std::fmt::Display for Hint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Hint {}
+
+/// Prints `error: ...` with its cause chain and hints on stderr; returns the exit status the
+/// error class calls for. A closed stdout (broken pipe) is not an error.
+pub fn report_error(err: &anyhow::Error) -> ExitStatus {
+    if is_broken_pipe(err) {
+        return ExitStatus::Success;
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "error: {err}");
+    for cause in err.chain().skip(1) {
+        if let Some(hint) = cause.downcast_ref::<Hint>() {
+            let _ = writeln!(stderr, "  hint: {hint}");
+        } else {
+            let _ = writeln!(stderr, "  caused by: {cause}");
+        }
+    }
+    ExitStatus::Config
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,92 @@
+//! Reading the files and standard input that commands take.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rectify_core::{Diagnostic, Document, Format};
+use rectify_parse::{Limits, Parsed};
+
+/// Raw input: where it came from and its bytes.
+pub struct Source {
+    /// `-` for standard input, else the path as given.
+    pub name: String,
+    /// The bytes, not yet decoded.
+    pub bytes: Vec<u8>,
+}
+
+/// Reads a file, or standard input for `-`, refusing directories and inputs over the limit.
+pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
+    let max = limits.max_bytes as u64 + 1;
+    let mut bytes = Vec::new();
+    if path == "-" {
+        std::io::stdin()
+            .lock()
+            .take(max)
+            .read_to_end(&mut bytes)
+            .context("cannot read standard input")?;
+    } else {
+        let meta = std::fs::metadata(path).with_context(|| format!("cannot read `{path}`"))?;
+        if meta.is_dir() {
+            bail!("cannot read `{path}`: it is a directory, not a file");
+        }
+        let file = std::fs::File::open(path).with_context(|| format!("cannot read `{path}`"))?;
+        file.take(max)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("cannot read `{path}`"))?;
+    }
+    Ok(Source {
+        name: path.to_owned(),
+        bytes,
+    })
+}
+
+/// The format to read `source` as: the flag, else the file extension, else a guess from content.
+pub fn format_of(source: &Source, flag: Option<Format>) -> Format {
+    flag.or_else(|| Format::from_path(&source.name))
+        .unwrap_or_else(|| {
+            Format::sniff(&String::from_utf8_lossy(
+                &source.bytes[..source.bytes.len().min(4096)],
+            ))
+        })
+}
+
+/// Reads a configuration document (schema, rules, reference): any problem is a configuration
+/// error that names the file and the line.
+pub fn read_config_document(path: &Path, what: &str, limits: &Limits) -> Result<Document> {
+    let name = path.display().to_string();
+    let source = read_source(&name, limits).with_context(|| format!("cannot load the {what}"))?;
+    let format = match format_of(&source, None) {
+        Format::Markdown | Format::Text => Format::Yaml,
+        f => f,
+    };
+    let parsed = rectify_parse::read_bytes(source.bytes, format, limits);
+    into_document(parsed, &name, what)
+}
+
+fn into_document(parsed: Parsed, name: &str, what: &str) -> Result<Document> {
+    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
+        bail!("the {what} `{name}` is not valid: {}", describe(d));
+    }
+    parsed
+        .document
+        .with_context(|| format!("the {what} `{name}` could not be read"))
+}
+
+fn describe(d: &Diagnostic) -> String {
+    match &d.location.span {
+        Some(span) => format!("line {}, column {}: {}", span.line, span.column, d.message),
+        None => d.message.clone(),
+    }
+}
+
+/// Resolves a path named inside a configuration file relative to that file's directory.
+pub fn relative_to(config: &Path, named: &str) -> PathBuf {
+    let named = Path::new(named);
+    if named.is_absolute() {
+        return named.to_path_buf();
+    }
+    config
+        .parent()
+        .map_or_else(|| named.to_path_buf(), |dir| dir.join(named))
+}

@@ -1,0 +1,4 @@
+//! Printing results: rustc-style frames for people, a documented JSON protocol for programs.
+
+pub mod human;
+pub mod json;

@@ -1,0 +1,5 @@
+//! CLI tests: one integration binary, one module per command.
+
+mod bad_input;
+mod check;
+mod support;

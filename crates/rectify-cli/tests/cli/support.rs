@@ -1,0 +1,65 @@
+//! Helpers shared by the CLI tests.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The repository root (examples live there).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A `rectify` command running in the repository root, with colour off.
+pub fn rectify() -> Command {
+    let mut cmd = Command::cargo_bin("rectify").expect("binary built");
+    cmd.current_dir(root()).env("NO_COLOR", "1");
+    cmd
+}
+
+/// What a finished command did.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `rectify ARGS` and captures the result.
+pub fn run(args: &[&str]) -> Run {
+    run_cmd(rectify().args(args))
+}
+
+/// Runs `rectify ARGS` with `stdin` and captures the result.
+pub fn run_stdin(args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
+    run_cmd(rectify().args(args).write_stdin(stdin))
+}
+
+fn run_cmd(cmd: &mut Command) -> Run {
+    let out = cmd.output().expect("rectify runs");
+    Run {
+        code: out.status.code().expect("exited normally, not by a signal"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Parses `--output json` stdout.
+pub fn json(run: &Run) -> serde_json::Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", run.stdout))
+}
+
+/// The diagnostics of a JSON result as `(code, path, line)` triples.
+pub fn triples(run: &Run) -> Vec<(String, String, i64)> {
+    json(run)["diagnostics"]
+        .as_array()
+        .expect("diagnostics array")
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_owned(),
+                d["path"].as_str().unwrap_or_default().to_owned(),
+                d["line"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
