@@ -58,6 +58,8 @@ mod http;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "command")]
+pub mod command;
 #[cfg(feature = "openai")]
 pub mod openai;
 

@@ -1,0 +1,302 @@
+//! Command-line agents: run a program, give it the prompt, take its stdout as the answer.
+//!
+//! No shell is involved: the program and its arguments are passed as a list. Placeholders in
+//! arguments (`{prompt}`, `{system}`, `{model}`, `{max_turns}`, `{allowed_tools}`) are expanded
+//! in one pass. Unless an argument uses `{prompt}`, the prompt goes to stdin. stdout (bounded)
+//! is the answer; stderr is read concurrently and its tail goes into errors. The program runs
+//! in its own process group, and the whole group is killed on timeout (SIGTERM, a grace period,
+//! then SIGKILL), when the call is cancelled, and after the program exits.
+
+mod capture;
+mod process;
+mod template;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::process::Command;
+
+use crate::retry::{Retrier, RetryPolicy};
+use crate::{
+    Capabilities, CompletionFuture, ErrorKind, FinishReason, Provider, ProviderError, Request,
+    Response, Usage,
+};
+
+/// Where the prompt goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptInput {
+    /// On stdin unless an argument uses `{prompt}`.
+    #[default]
+    Auto,
+    /// Always on stdin.
+    Stdin,
+    /// Only through the arguments (stdin is empty).
+    Args,
+}
+
+/// Configuration of a command-line agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CommandConfig {
+    /// The program (a path, or a name looked up in `PATH`).
+    pub program: String,
+    /// Arguments, with placeholders.
+    pub args: Vec<String>,
+    /// Arguments added when the request sets `max_turns` (e.g. `["--max-turns", "{max_turns}"]`).
+    pub max_turns_args: Vec<String>,
+    /// Arguments added when the request lists tools (e.g. `["--allowedTools", "{allowed_tools}"]`).
+    pub allowed_tools_args: Vec<String>,
+    /// Where the prompt goes.
+    pub prompt_input: PromptInput,
+    /// The value of `{model}` and part of the provider name.
+    pub model: Option<String>,
+    /// The working directory (default: the caller's).
+    pub cwd: Option<PathBuf>,
+    /// Variables set for the program.
+    pub env: Vec<(String, String)>,
+    /// Variables removed from the program's environment.
+    pub env_remove: Vec<String>,
+    /// Start from an empty environment (then `env` only).
+    pub env_clear: bool,
+    /// Time limit for one run; a request's own `timeout` overrides it.
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL when the time limit is hit.
+    pub kill_grace: Duration,
+    /// The largest stdout accepted.
+    pub max_stdout_bytes: usize,
+    /// How much of the end of stderr is kept for errors.
+    pub stderr_tail_bytes: usize,
+    /// Exit codes that mean "try again" (retried under `retry`).
+    pub transient_exit_codes: Vec<i32>,
+    /// A JSON Pointer into stdout parsed as JSON, for agents with a JSON envelope
+    /// (e.g. `/result`); `/usage/input_tokens` and `/usage/output_tokens` are read when present.
+    pub answer_pointer: Option<String>,
+    /// Retry budget (default: no retries, since agent runs are expensive).
+    pub retry: RetryPolicy,
+}
+
+impl Default for CommandConfig {
+    fn default() -> Self {
+        Self {
+            program: String::new(),
+            args: Vec::new(),
+            max_turns_args: Vec::new(),
+            allowed_tools_args: Vec::new(),
+            prompt_input: PromptInput::Auto,
+            model: None,
+            cwd: None,
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            env_clear: false,
+            timeout: Duration::from_secs(600),
+            kill_grace: Duration::from_secs(2),
+            max_stdout_bytes: 16 * 1024 * 1024,
+            stderr_tail_bytes: 16 * 1024,
+            transient_exit_codes: Vec::new(),
+            answer_pointer: None,
+            retry: RetryPolicy::none(),
+        }
+    }
+}
+
+impl CommandConfig {
+    /// A configuration that runs `program` with `args`.
+    pub fn new(
+        program: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
+    }
+}
+
+/// A provider that runs a command-line agent.
+#[derive(Debug)]
+pub struct CommandProvider {
+    config: CommandConfig,
+    name: String,
+    retrier: Retrier,
+}
+
+impl CommandProvider {
+    /// Builds the provider; fails when the program is empty.
+    pub fn new(config: CommandConfig) -> Result<Self, ProviderError> {
+        let base = std::path::Path::new(&config.program)
+            .file_name()
+            .map_or_else(
+                || config.program.clone(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+        let name = match &config.model {
+            Some(model) => format!("command:{base}:{model}"),
+            None => format!("command:{base}"),
+        };
+        if config.program.trim().is_empty() {
+            return Err(ProviderError::config(name, "no program given"));
+        }
+        if config
+            .answer_pointer
+            .as_deref()
+            .is_some_and(|p| !p.is_empty() && !p.starts_with('/'))
+        {
+            return Err(ProviderError::config(
+                name,
+                "answer_pointer must be a JSON Pointer (`/result`)",
+            ));
+        }
+        let retrier = Retrier::new(config.retry.clone());
+        Ok(Self {
+            config,
+            name,
+            retrier,
+        })
+    }
+
+    /// Replaces the retrier (for example to inject a recording sleeper in tests).
+    pub fn with_retrier(mut self, retrier: Retrier) -> Self {
+        self.retrier = retrier;
+        self
+    }
+
+    async fn call(&self, request: &Request) -> Result<Response, ProviderError> {
+        let started = Instant::now();
+        let retried = self
+            .retrier
+            .run(&self.name, |_| self.run_once(request))
+            .await?;
+        let (stdout, answer) = retried.value;
+        Ok(Response {
+            text: answer.text,
+            finish_reason: FinishReason::Stop,
+            usage: answer.usage,
+            model: self
+                .config
+                .model
+                .clone()
+                .unwrap_or_else(|| self.name.clone()),
+            latency: started.elapsed(),
+            transport_retries: retried.retries,
+            raw: stdout,
+        })
+    }
+
+    async fn run_once(&self, request: &Request) -> Result<(String, Answer), ErrorKind> {
+        let (command, input) = self.command(request);
+        let limits = process::Limits {
+            timeout: request.timeout.unwrap_or(self.config.timeout),
+            kill_grace: self.config.kill_grace,
+            max_stdout: self.config.max_stdout_bytes,
+            stderr_keep: self.config.stderr_tail_bytes,
+        };
+        let finished = process::run(command, input, limits).await?;
+        if let Some(kind) = process::exit_error(
+            finished.status,
+            &self.config.transient_exit_codes,
+            &finished.stderr_tail,
+        ) {
+            return Err(kind);
+        }
+        let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
+        let answer = extract(&stdout, self.config.answer_pointer.as_deref())?;
+        Ok((stdout, answer))
+    }
+
+    fn command(&self, request: &Request) -> (Command, Option<Vec<u8>>) {
+        let config = &self.config;
+        let all_args = [
+            config.args.as_slice(),
+            &config.max_turns_args,
+            &config.allowed_tools_args,
+        ]
+        .concat();
+        let system_separate = template::uses(&all_args, "{system}");
+        let model = config.model.as_deref().unwrap_or("");
+        let values = template::Values::new(request, model, system_separate);
+        let args = template::expand_args(
+            &config.args,
+            &config.max_turns_args,
+            &config.allowed_tools_args,
+            &values,
+        );
+        let stdin = match config.prompt_input {
+            PromptInput::Stdin => true,
+            PromptInput::Args => false,
+            PromptInput::Auto => !template::uses(&all_args, "{prompt}"),
+        };
+        let mut command = Command::new(&config.program);
+        command.args(&args);
+        if config.env_clear {
+            command.env_clear();
+        }
+        for name in &config.env_remove {
+            command.env_remove(name);
+        }
+        command.envs(config.env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = &config.cwd {
+            command.current_dir(dir);
+        }
+        (command, stdin.then(|| values.prompt.into_bytes()))
+    }
+}
+
+/// The answer text and usage read from stdout.
+#[derive(Debug)]
+struct Answer {
+    text: String,
+    usage: Usage,
+}
+
+fn extract(stdout: &str, pointer: Option<&str>) -> Result<Answer, ErrorKind> {
+    let Some(pointer) = pointer else {
+        return Ok(Answer {
+            text: stdout.to_owned(),
+            usage: Usage::default(),
+        });
+    };
+    let value: Value = serde_json::from_str(stdout).map_err(|e| ErrorKind::InvalidResponse {
+        message: format!("stdout is not the expected JSON envelope: {e}"),
+    })?;
+    let text = match value.pointer(pointer) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => {
+            return Err(ErrorKind::InvalidResponse {
+                message: format!("stdout JSON has nothing at `{pointer}`"),
+            });
+        }
+    };
+    let count = |p| value.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    Ok(Answer {
+        text,
+        usage: Usage::new(count("/usage/input_tokens"), count("/usage/output_tokens")),
+    })
+}
+
+impl Provider for CommandProvider {
+    fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
+        Box::pin(self.call(request))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        let all_args = [self.config.args.as_slice(), &self.config.max_turns_args].concat();
+        Capabilities {
+            json_mode: false,
+            json_schema: false,
+            system_prompt: template::uses(&all_args, "{system}"),
+            multi_turn: false,
+            agent: !self.config.max_turns_args.is_empty()
+                || !self.config.allowed_tools_args.is_empty(),
+            max_context_tokens: None,
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}

@@ -1,0 +1,177 @@
+//! Running one command: pipes read concurrently, a timeout that kills the whole process group.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, Command};
+
+use super::capture::{Tail, read_limited, read_tail};
+use crate::ErrorKind;
+
+/// Limits for one run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) kill_grace: Duration,
+    pub(crate) max_stdout: usize,
+    pub(crate) stderr_keep: usize,
+}
+
+/// What a finished command left.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr_tail: String,
+}
+
+/// Kills the process group when dropped (also when the caller's future is cancelled).
+struct GroupGuard(Option<Pid>);
+
+impl GroupGuard {
+    fn signal(&self, signal: Signal) {
+        if let Some(pgid) = self.0 {
+            let _ = killpg(pgid, signal);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.signal(Signal::SIGKILL);
+    }
+}
+
+/// Runs `command` in its own process group, feeding `input` on stdin.
+pub(crate) async fn run(
+    mut command: Command,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+) -> Result<Finished, ErrorKind> {
+    command
+        .process_group(0)
+        .kill_on_drop(true)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let program = command
+        .as_std()
+        .get_program()
+        .to_string_lossy()
+        .into_owned();
+    let mut child = command.spawn().map_err(|e| spawn_error(&program, &e))?;
+    let guard = GroupGuard(
+        child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw),
+    );
+    let tail = Tail::new(limits.stderr_keep);
+    let outcome = tokio::time::timeout(
+        limits.timeout,
+        drive(&mut child, input, &guard, &tail, limits),
+    )
+    .await;
+    match outcome {
+        Ok(Ok((status, stdout))) => Ok(Finished {
+            status,
+            stdout,
+            stderr_tail: tail.text(),
+        }),
+        Ok(Err(kind)) => Err(kind),
+        Err(_) => {
+            stop(&mut child, &guard, limits.kill_grace).await;
+            Err(ErrorKind::Timeout {
+                after: limits.timeout,
+                stderr_tail: Some(tail.text()),
+            })
+        }
+    }
+}
+
+/// Writes stdin, reads stdout and stderr and waits for the exit, all at once.
+async fn drive(
+    child: &mut Child,
+    input: Option<Vec<u8>>,
+    guard: &GroupGuard,
+    tail: &Tail,
+    limits: Limits,
+) -> Result<(ExitStatus, Vec<u8>), ErrorKind> {
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let write = async move {
+        if let (Some(mut pipe), Some(bytes)) = (stdin, input) {
+            // A program that exits without reading its input closes the pipe: not an error.
+            let _ = pipe.write_all(&bytes).await;
+        }
+    };
+    let read_out = async move {
+        let Some(pipe) = stdout else {
+            return Ok(Vec::new());
+        };
+        let result = read_limited(pipe, limits.max_stdout).await;
+        if result.is_err() {
+            guard.signal(Signal::SIGKILL);
+        }
+        result
+    };
+    let read_err = async move {
+        if let Some(pipe) = stderr {
+            read_tail(pipe, tail.clone()).await;
+        }
+    };
+    let ((), stdout, (), status) = tokio::join!(write, read_out, read_err, child.wait());
+    let status = status.map_err(|e| ErrorKind::Spawn {
+        message: format!("waiting for the command: {e}"),
+    })?;
+    let stdout = stdout.map_err(|()| ErrorKind::TooLarge {
+        limit: limits.max_stdout,
+    })?;
+    Ok((status, stdout))
+}
+
+/// SIGTERM to the group, up to `grace` for the leader to exit, then SIGKILL to the group.
+async fn stop(child: &mut Child, guard: &GroupGuard, grace: Duration) {
+    guard.signal(Signal::SIGTERM);
+    let _ = tokio::time::timeout(grace, child.wait()).await;
+    guard.signal(Signal::SIGKILL);
+    let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+}
+
+fn spawn_error(program: &str, error: &std::io::Error) -> ErrorKind {
+    let reason = match error.kind() {
+        std::io::ErrorKind::NotFound => "program not found".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    };
+    ErrorKind::Spawn {
+        message: format!("`{program}`: {reason}"),
+    }
+}
+
+/// Maps an unsuccessful exit to an error; `None` for success.
+pub(crate) fn exit_error(
+    status: ExitStatus,
+    transient_codes: &[i32],
+    stderr_tail: &str,
+) -> Option<ErrorKind> {
+    if status.success() {
+        return None;
+    }
+    let exit_code = status.code();
+    Some(ErrorKind::Process {
+        exit_code,
+        signal: status.signal(),
+        transient: exit_code.is_some_and(|code| transient_codes.contains(&code)),
+        stderr_tail: stderr_tail.to_owned(),
+    })
+}
