@@ -1,37 +1,11 @@
-//! Command-line arguments.
+//! Arguments of `rectify check`.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::Args;
 use rectify_core::Format;
 
-/// Validate, repair and retry the structured output of language models and agents.
-#[derive(Debug, Parser)]
-#[command(name = "rectify", version, about, max_term_width = 100)]
-pub struct Cli {
-    /// The command to run.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The commands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Check a document against schemas and rules without changing it.
-    ///
-    /// Exit status: 0 valid, 1 invalid content, 2 usage or configuration error.
-    Check(CheckArgs),
-}
-
-/// How results are printed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Output {
-    /// Diagnostics with code frames on stderr.
-    #[default]
-    Human,
-    /// One JSON document on stdout.
-    Json,
-}
+use super::Output;
 
 /// A named reference document, `NAME=FILE`.
 #[derive(Clone, Debug)]

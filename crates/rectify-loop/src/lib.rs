@@ -1,0 +1,1 @@
+//! The validate → repair → feedback → retry engine.
