@@ -87,6 +87,12 @@ impl Problems {
         self.list.push(problem);
     }
 
+    /// Moves all of `other`'s problems here (all kept: `other` was capped already).
+    pub(crate) fn append(&mut self, other: Problems) {
+        self.dropped += other.dropped;
+        self.list.extend(other.list);
+    }
+
     /// The diagnostics, with line and column taken from `doc`.
     pub(crate) fn finish(self, doc: &Document) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = self.list.into_iter().map(|p| p.finish(doc)).collect();
