@@ -165,6 +165,15 @@ impl SchemaSet {
     }
 }
 
+impl IntoIterator for SchemaSet {
+    type Item = CompiledSchema;
+    type IntoIter = std::vec::IntoIter<CompiledSchema>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.schemas.into_iter()
+    }
+}
+
 impl FromIterator<CompiledSchema> for SchemaSet {
     fn from_iter<I: IntoIterator<Item = CompiledSchema>>(iter: I) -> Self {
         SchemaSet {
