@@ -3,8 +3,10 @@
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
+mod repair;
 
 pub use check::{CheckArgs, RefArg};
+pub use repair::{RepairArgs, RepairOutput};
 
 /// Validate, repair and retry the structured output of language models and agents.
 #[derive(Debug, Parser)]
@@ -22,6 +24,11 @@ pub enum Command {
     ///
     /// Exit status: 0 valid, 1 invalid content, 2 usage or configuration error.
     Check(CheckArgs),
+    /// Extract and repair the structured payload of model output, recording every repair.
+    ///
+    /// Prints the repaired JSON on stdout and the repairs on stderr. Exit status: 0 a value was
+    /// recovered, 1 none could be (or `--strict` and a repair was needed), 2 usage error.
+    Repair(RepairArgs),
 }
 
 /// How results are printed.
@@ -33,4 +40,3 @@ pub enum Output {
     /// One JSON document on stdout.
     Json,
 }
-

@@ -1,6 +1,7 @@
 //! One file per command.
 
 mod check;
+mod repair;
 
 use anyhow::Result;
 
@@ -11,5 +12,6 @@ use crate::exit::ExitStatus;
 pub fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Repair(args) => repair::run(&args),
     }
 }

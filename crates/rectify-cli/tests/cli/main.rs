@@ -2,4 +2,5 @@
 
 mod bad_input;
 mod check;
+mod repair;
 mod support;
