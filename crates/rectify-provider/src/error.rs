@@ -88,11 +88,6 @@ pub enum ErrorKind {
         /// What happened.
         message: String,
     },
-    /// A recorded error replayed from a cassette (never retried).
-    Recorded {
-        /// The original error's message.
-        message: String,
-    },
 }
 
 impl ErrorKind {
@@ -111,8 +106,7 @@ impl ErrorKind {
             | ErrorKind::InvalidResponse { .. }
             | ErrorKind::Config { .. }
             | ErrorKind::Spawn { .. }
-            | ErrorKind::Replay { .. }
-            | ErrorKind::Recorded { .. } => false,
+            | ErrorKind::Replay { .. } => false,
         }
     }
 
@@ -160,7 +154,6 @@ impl fmt::Display for ErrorKind {
                 f.write_str(&tail(stderr_tail))
             }
             ErrorKind::Replay { message } => write!(f, "replay: {message}"),
-            ErrorKind::Recorded { message } => write!(f, "recorded error: {message}"),
         }
     }
 }

@@ -62,6 +62,8 @@ pub mod anthropic;
 pub mod command;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "replay")]
+pub mod replay;
 
 pub use capabilities::Capabilities;
 pub use error::{ErrorKind, ProviderError, is_retryable_status};

@@ -28,6 +28,12 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
 }
 
+impl std::fmt::Debug for dyn Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Provider({})", self.name())
+    }
+}
+
 impl<P: Provider + ?Sized> Provider for Box<P> {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         (**self).complete(request)
