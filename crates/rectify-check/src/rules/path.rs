@@ -75,6 +75,27 @@ pub(crate) fn is_nonempty(value: &Value) -> bool {
     }
 }
 
+/// A text that is equal for equal values, whatever the key order of objects.
+pub(crate) fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, String)> =
+                map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            entries.sort();
+            let body: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{}:{v}", Value::String(k.clone())))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        }
+        Value::Array(items) => {
+            let body: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", body.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// `$.a['b c'][0]` → `/a/b c/0`; `None` for anything with wildcards, slices or filters.
 fn singular_pointer(text: &str) -> Option<String> {
     let mut rest = text.strip_prefix('$')?;

@@ -5,10 +5,12 @@
 //! Example: `each: "$.tasks[*].phaseId"`, `in: "plan:$.phases[*].id"` reports
 //! `tasks[0].phaseId: "phase-9" is not one of the values of plan:$.phases[*].id (phase-1, phase-2)`.
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::config::Spec;
-use super::path::Query;
+use super::path::{Query, canonical};
 use super::{Context, Finding};
 use crate::ConfigError;
 
@@ -68,11 +70,12 @@ impl Reference {
         };
         let allowed = self.target.values(&target.value);
         let listed = list(&allowed);
+        let known: HashSet<String> = allowed.iter().map(|v| canonical(v)).collect();
         let findings = self
             .each
             .matches(&cx.doc.value, "")
             .into_iter()
-            .filter(|(_, value)| !allowed.contains(value))
+            .filter(|(_, value)| !known.contains(&canonical(value)))
             .map(|(pointer, value)| {
                 Finding::at(
                     pointer,

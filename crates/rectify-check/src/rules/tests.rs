@@ -188,11 +188,17 @@ fn required_nonempty_inside_each() {
 const PLAN_MD: &str = "# Plan\n\n## Goal\n\n## Tasks\n\n### Task 1: Parse\nRead input.\n\n### Task 2: Check\nRun checks.\n";
 
 fn markdown_doc() -> Document {
+    let parsed = read(PLAN_MD.to_owned(), Format::Markdown, &Limits::default());
+    assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
+    parsed.document.unwrap()
+}
+
+/// The same structure built by hand, as a document without front matter from another source.
+fn hand_built_markdown() -> Document {
     let find = |needle: &str| PLAN_MD.find(needle).unwrap();
-    let line_end = |start: usize| start + PLAN_MD[start..].find('\n').unwrap();
     let section = |level: u8, title: &str, heading: &str, body_end: usize| {
         let start = find(heading);
-        let end = line_end(start);
+        let end = start + PLAN_MD[start..].find('\n').unwrap();
         Section {
             level,
             title: title.to_owned(),
@@ -215,6 +221,38 @@ fn markdown_doc() -> Document {
         SpanMap::default(),
     )
     .with_sections(sections)
+}
+
+#[test]
+fn markdown_rules_see_what_the_reader_sees() {
+    let set = rules(&json!({"rules": [
+        {"id": "tasks", "markdown": {"heading": "^### Task \\d+:", "min_count": 3}},
+        {"id": "goal", "markdown": {"section": "^## Goal", "nonempty": true}}
+    ]}));
+    let read = run(&set, &markdown_doc());
+    let built = run(&set, &hand_built_markdown());
+    assert_eq!(read.len(), 2);
+    for (a, b) in read.iter().zip(&built) {
+        assert_eq!((&a.code, &a.message), (&b.code, &b.message));
+        assert_eq!(
+            a.location.span.map(|s| s.line),
+            b.location.span.map(|s| s.line)
+        );
+    }
+}
+
+#[test]
+fn markdown_with_front_matter_and_setext_headings() {
+    let text = "---\ntitle: Plan\n---\nGoal\n====\n\nShip it.\n\n### Task 1: Go\n";
+    let doc = read(text.to_owned(), Format::Markdown, &Limits::default())
+        .document
+        .unwrap();
+    let set = rules(&json!({"rules": [
+        {"id": "goal", "markdown": {"section": "^# Goal$", "nonempty": true}},
+        {"id": "task", "markdown": {"heading": "^### Task \\d+:", "max_count": 1}},
+        {"id": "title", "required_nonempty": "$.title"}
+    ]}));
+    assert!(run(&set, &doc).is_empty(), "{:#?}", run(&set, &doc));
 }
 
 #[test]
@@ -434,4 +472,68 @@ fn documents_resolve_against_the_base_dir_and_load() {
         matches!(&err, ConfigError::InvalidDocument { name, .. } if name == "plan"),
         "{err:?}"
     );
+}
+
+const RULES_YAML: &str = r#"documents:
+  plan: plan.yaml
+rules:
+  - id: task-phase-exists
+    each: "$.tasks[*].phaseId"
+    in: "plan:$.phases[*].id"
+    message: "{value} is not one of the plan's phase ids ({allowed})"
+  - id: files-to-change
+    each: "$.tasks[*]"
+    any_nonempty: ["$.filesToCreate", "$.filesToModify"]
+  - id: unique-task-ids
+    unique: "$.tasks[*].id"
+"#;
+
+#[test]
+fn yaml_rules_file_against_yaml_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rules.yaml"), RULES_YAML).unwrap();
+    std::fs::write(
+        dir.path().join("plan.yaml"),
+        "phases:\n  - id: phase-1\n  - id: phase-2\n",
+    )
+    .unwrap();
+    let set = RuleSet::from_file(&dir.path().join("rules.yaml")).unwrap();
+    let refs = set.load_documents().unwrap();
+    let tasks = "tasks:\n  - id: T1\n    phaseId: phase-9\n    filesToCreate: [a.rs]\n  - id: T1\n    phaseId: phase-1\n";
+    let doc = read(tasks.to_owned(), Format::Yaml, &Limits::default())
+        .document
+        .unwrap();
+    let diags = set.check(&doc, &refs).unwrap();
+    let summary: Vec<(&str, &str, usize)> = diags
+        .iter()
+        .map(|d| (d.code.as_str(), d.location.path.as_str(), line(d)))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("rule.ref", "tasks[0].phaseId", 3),
+            ("rule.any_nonempty", "tasks[1]", 5),
+            ("rule.unique", "tasks[1].id", 5),
+        ]
+    );
+    assert_eq!(
+        diags[0].message,
+        "\"phase-9\" is not one of the plan's phase ids (phase-1, phase-2)"
+    );
+}
+
+#[test]
+fn yaml_rules_errors_carry_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rules.yml");
+    let broken = RULES_YAML.replace("unique: \"$.tasks[*].id\"", "uniq: \"$.tasks[*].id\"");
+    std::fs::write(&path, broken).unwrap();
+    let err = RuleSet::from_file(&path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "rule rules[2] (id `unique-task-ids`, line 11): unknown check `uniq` (known: each/in, any_nonempty, unique, required_nonempty, markdown, min_length, max_length)"
+    );
+    std::fs::write(&path, "rules: [\n").unwrap();
+    let err = RuleSet::from_file(&path).unwrap_err();
+    assert!(matches!(err, ConfigError::Unreadable { .. }), "{err:?}");
 }

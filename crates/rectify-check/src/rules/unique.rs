@@ -6,12 +6,10 @@
 
 use std::collections::HashMap;
 
-use rectify_core::pointer_to_path;
-use serde_json::Value;
-
 use super::config::Spec;
-use super::path::Query;
+use super::path::{Query, canonical};
 use super::{Context, Finding};
+use rectify_core::pointer_to_path;
 
 /// Placeholders of `message`, besides the common ones.
 pub(super) const PLACEHOLDERS: &[&str] = &["first"];
@@ -52,26 +50,5 @@ impl Unique {
             }
         }
         out
-    }
-}
-
-/// A text that is equal for equal values, whatever the key order of objects.
-fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, String)> =
-                map.iter().map(|(k, v)| (k, canonical(v))).collect();
-            entries.sort();
-            let body: Vec<String> = entries
-                .into_iter()
-                .map(|(k, v)| format!("{}:{v}", Value::String(k.clone())))
-                .collect();
-            format!("{{{}}}", body.join(","))
-        }
-        Value::Array(items) => {
-            let body: Vec<String> = items.iter().map(canonical).collect();
-            format!("[{}]", body.join(","))
-        }
-        other => other.to_string(),
     }
 }

@@ -300,3 +300,22 @@ fn compiled_schemas_are_send_and_sync() {
     assert_send_sync::<CompiledSchema>();
     assert_send_sync::<SchemaSet>();
 }
+
+#[test]
+fn yaml_schema_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("task.schema.yaml");
+    std::fs::write(
+        &path,
+        "type: object\nrequired: [id]\nproperties:\n  id: {type: integer}\n",
+    )
+    .unwrap();
+    let s = CompiledSchema::compile_file(&path).unwrap();
+    let diags = s.check(
+        &read("id: x\n".to_owned(), Format::Yaml, &Limits::default())
+            .document
+            .unwrap(),
+    );
+    assert_eq!(diags[0].message, "expected integer, got string");
+    assert_eq!(line_col(&diags[0]), (1, 5));
+}
