@@ -220,18 +220,6 @@ impl ProviderError {
     }
 }
 
-/// Cuts `text` to at most `max` bytes on a character boundary, marking the cut.
-pub(crate) fn truncate_text(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while end > 0 && !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", text.get(..end).unwrap_or(""))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,12 +278,6 @@ mod tests {
             stderr_tail: None,
         };
         assert!(timeout.is_retryable());
-    }
-
-    #[test]
-    fn truncate_respects_char_boundaries() {
-        assert_eq!(truncate_text("héllo", 2), "h…");
-        assert_eq!(truncate_text("abc", 3), "abc");
     }
 
     #[test]

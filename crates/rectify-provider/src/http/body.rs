@@ -2,6 +2,18 @@
 
 use crate::ErrorKind;
 
+/// Cuts `text` to at most `max` bytes on a character boundary, marking the cut.
+pub(crate) fn truncate_text(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", text.get(..end).unwrap_or(""))
+}
+
 /// Reads the whole body, failing with [`ErrorKind::TooLarge`] past `limit` bytes and with
 /// [`ErrorKind::Truncated`] when the connection breaks mid-body.
 pub(crate) async fn read_bounded(
@@ -44,4 +56,15 @@ pub(crate) async fn read_lossy(mut response: reqwest::Response, limit: usize) ->
     }
     body.truncate(limit);
     String::from_utf8_lossy(&body).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_respects_char_boundaries() {
+        assert_eq!(truncate_text("héllo", 2), "h…");
+        assert_eq!(truncate_text("abc", 3), "abc");
+    }
 }

@@ -136,7 +136,7 @@ impl HttpTransport {
     }
 
     fn status_error(&self, status: u16, headers: &HeaderMap, raw: &str) -> ErrorKind {
-        let body = crate::error::truncate_text(&self.redact(raw), ERROR_BODY_KEEP);
+        let body = body::truncate_text(&self.redact(raw), ERROR_BODY_KEEP);
         if status == 401 || status == 403 {
             return ErrorKind::Auth { status, body };
         }

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "anthropic")]
 use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
+#[cfg(feature = "openai")]
 use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
 use rectify_provider::retry::{RecordingSleeper, Retrier, RetryPolicy};
 use rectify_provider::{ApiKey, HttpOptions};
@@ -23,11 +25,13 @@ pub fn options(policy: RetryPolicy) -> HttpOptions {
     }
 }
 
+#[cfg(feature = "openai")]
 /// An OpenAI provider for `server` whose retries do not really wait.
 pub fn openai(server: &FakeServer, policy: RetryPolicy) -> (OpenAiProvider, RecordingSleeper) {
     openai_with(server, policy, |c| c)
 }
 
+#[cfg(feature = "openai")]
 /// Like [`openai`], with a chance to adjust the configuration.
 pub fn openai_with(
     server: &FakeServer,
@@ -46,6 +50,7 @@ pub fn openai_with(
     (provider, sleeper)
 }
 
+#[cfg(feature = "anthropic")]
 /// An Anthropic provider for `server` whose retries do not really wait.
 pub fn anthropic(
     server: &FakeServer,
