@@ -1,7 +1,7 @@
 //! Reading the files and standard input that commands take.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use rectify_core::{Diagnostic, Document, Format};
@@ -78,15 +78,4 @@ fn describe(d: &Diagnostic) -> String {
         Some(span) => format!("line {}, column {}: {}", span.line, span.column, d.message),
         None => d.message.clone(),
     }
-}
-
-/// Resolves a path named inside a configuration file relative to that file's directory.
-pub fn relative_to(config: &Path, named: &str) -> PathBuf {
-    let named = Path::new(named);
-    if named.is_absolute() {
-        return named.to_path_buf();
-    }
-    config
-        .parent()
-        .map_or_else(|| named.to_path_buf(), |dir| dir.join(named))
 }

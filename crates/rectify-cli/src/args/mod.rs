@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod check;
 mod repair;
 
-pub use check::{CheckArgs, RefArg};
+pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
 
 /// Validate, repair and retry the structured output of language models and agents.

@@ -122,7 +122,7 @@ fn frame(
     d: &Diagnostic,
     doc: Option<&Document>,
 ) -> Option<(usize, String, std::ops::Range<usize>)> {
-    const CONTEXT: usize = 100;
+    const CONTEXT: usize = 80;
     let span = d.location.span?;
     let doc = doc.filter(|doc| !doc.source.is_empty())?;
     let line = doc.line_text(span.line);

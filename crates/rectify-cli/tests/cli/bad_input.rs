@@ -1,5 +1,6 @@
 //! Bad input: each gets a clear message and the right exit code, never a panic or a hang.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use crate::support::{json, run, run_stdin};
@@ -111,9 +112,11 @@ fn yaml_alias_bomb_is_refused() {
     let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
     let mut prev = "a";
     for n in names {
-        bomb.push_str(&format!(
-            "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
-        ));
+        writeln!(
+            bomb,
+            "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]"
+        )
+        .unwrap();
         prev = n;
     }
     let r = run_stdin(

@@ -1,6 +1,9 @@
 //! CLI tests: one integration binary, one module per command.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod bad_input;
 mod check;
 mod repair;
+mod rules;
 mod support;
