@@ -52,6 +52,7 @@ mod request;
 mod response;
 pub mod retry;
 mod secret;
+pub mod spec;
 
 #[cfg(feature = "http")]
 mod http;
