@@ -1,1 +1,69 @@
 //! Extraction of structured payloads from model text and deterministic, recorded repair.
+//!
+//! [`repair`] takes what a model wrote — JSON wrapped in prose or code fences, with trailing
+//! commas, single or curly quotes, comments, Python literals, missing brackets or cut off
+//! mid-value — and returns the value it meant, every [`Repair`](rectify_core::Repair) it
+//! applied (stable code, location, before/after, applicability) and diagnostics for what it
+//! could not or was not allowed to fix.
+//!
+//! Valid JSON takes a fast path (a strict parse, nothing else). Everything else goes through
+//! one linear, depth-capped pass of a lenient parser. Safe repairs apply by default; unsafe
+//! ones (that may change meaning) only with [`RepairOptions::allow_unsafe`]; with
+//! [`RepairOptions::strict`] any needed repair is an error.
+//!
+//! ```
+//! use rectify_repair::{repair, RepairOptions};
+//!
+//! let out = repair("Sure! ```json\n{'name': 'Ada', tags: ['x',],}\n```", &RepairOptions::default());
+//! assert_eq!(out.to_json().unwrap(), r#"{"name":"Ada","tags":["x"]}"#);
+//! let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+//! assert!(codes.contains(&"json.single_quotes") && codes.contains(&"json.trailing_comma"));
+//!
+//! // Guessing where an unquoted sentence ends may change meaning: unsafe, off by default.
+//! let text = r#"{"city": New York, "zip": 10001}"#;
+//! assert!(repair(text, &RepairOptions::default()).value.is_none());
+//! let out = repair(text, &RepairOptions::default().with_unsafe(true));
+//! assert_eq!(out.value.unwrap()["city"], "New York");
+//! ```
+
+mod coerce;
+mod engine;
+mod extract;
+mod number;
+mod options;
+mod parser;
+mod repaired;
+mod rules;
+mod select;
+
+pub use options::RepairOptions;
+pub use repaired::Repaired;
+pub use rules::Rule;
+
+/// Repairs `text` into a value. Never fails: problems are diagnostics in the result.
+pub fn repair(text: &str, options: &RepairOptions) -> Repaired {
+    engine::run(text, options)
+}
+
+/// Hooks for tests and fuzzing; not a stable API.
+#[doc(hidden)]
+pub mod testing {
+    use serde_json::Value;
+
+    /// Runs only the lenient parser over the whole text (no extraction, no fast path) and
+    /// returns the first value and the codes of the repairs it made.
+    pub fn parse_lenient(text: &str) -> (Option<Value>, Vec<&'static str>) {
+        let payload = crate::engine::lenient(text, 128);
+        let codes = payload.repairs.iter().map(|r| r.rule.code()).collect();
+        (payload.values.into_iter().next().map(|(v, _, _)| v), codes)
+    }
+}
+
+/// Repairs raw bytes. Bytes that are not UTF-8 are replaced with U+FFFD, which is recorded as
+/// the unsafe repair `text.invalid_utf8` (so, by default, they are an error that says where).
+pub fn repair_bytes(bytes: &[u8], options: &RepairOptions) -> Repaired {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => repair(text, options),
+        Err(err) => engine::run_lossy(bytes, err.valid_up_to(), options),
+    }
+}

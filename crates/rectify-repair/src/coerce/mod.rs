@@ -1,0 +1,217 @@
+//! Schema-guided coercion: with a JSON Schema, values are nudged towards the types, enums
+//! and keys it asks for, and the candidate that fits best is chosen. Every change is a
+//! recorded repair; a value that still does not fit gets a `repair.schema_mismatch` error.
+
+mod enums;
+mod object;
+mod scalar;
+mod schema;
+mod shape;
+
+use std::collections::HashSet;
+
+use rectify_core::{Diagnostic, Location, Repair, truncate_received};
+use serde_json::Value;
+
+use crate::rules::Rule;
+use crate::{RepairOptions, Repaired};
+use schema::{has_type, resolve, types};
+
+/// Deepest value nesting coercion descends into.
+const MAX_DEPTH: usize = 128;
+
+pub(crate) struct Coercer<'a> {
+    root: &'a Value,
+    /// Pointers of members whose value was missing in the text.
+    missing: HashSet<String>,
+    pub repairs: Vec<Repair>,
+    pub diagnostics: Vec<Diagnostic>,
+    depth: usize,
+}
+
+impl<'a> Coercer<'a> {
+    fn new(root: &'a Value, missing: HashSet<String>) -> Self {
+        Coercer {
+            root,
+            missing,
+            repairs: Vec::new(),
+            diagnostics: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn record(&mut self, rule: Rule, pointer: &str, before: &Value, after: &Value) {
+        self.record_text(rule, pointer, truncate_received(before), after);
+    }
+
+    fn record_text(&mut self, rule: Rule, pointer: &str, before: String, after: &Value) {
+        self.repairs.push(Repair::new(
+            rule.code(),
+            Location::from_pointer(pointer),
+            before,
+            truncate_received(after),
+            rule.applicability(),
+        ));
+    }
+
+    /// Coerces `v` towards `schema`.
+    fn coerce(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
+        let root = self.root;
+        let schema = resolve(root, schema);
+        if self.depth > MAX_DEPTH || !schema.is_object() {
+            return v;
+        }
+        self.depth += 1;
+        let out = self.coerce_resolved(v, schema, pointer);
+        self.depth -= 1;
+        out
+    }
+
+    fn coerce_resolved(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
+        if let Some(branches) = schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)
+        {
+            return self.branch(v, branches, pointer);
+        }
+        let types = types(schema);
+        if v.is_null()
+            && self.missing.contains(pointer)
+            && let Some(filled) = self.fill_missing(schema, &types, pointer)
+        {
+            return filled;
+        }
+        if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+            && let Some(hit) = self.enum_match(&v, allowed, pointer)
+        {
+            return hit;
+        }
+        let v = if has_type(&v, &types) {
+            v
+        } else {
+            self.convert(v, &types, pointer)
+        };
+        match v {
+            Value::Object(map) => self.object(map, schema, pointer),
+            Value::Array(items) => self.items(items, schema, pointer),
+            v => v,
+        }
+    }
+
+    /// Converts `v` to one of `types` where a rule applies; otherwise returns it unchanged.
+    fn convert(&mut self, v: Value, types: &[&str], pointer: &str) -> Value {
+        if let Some(out) = self.embedded(&v, types, pointer) {
+            return out;
+        }
+        if let Some(out) = self.unwrap(&v, types, pointer) {
+            return self.convert(out, types, pointer);
+        }
+        if let Some(out) = self.scalar(&v, types, pointer) {
+            return out;
+        }
+        if types.contains(&"array") && !v.is_array() && !v.is_null() {
+            return self.wrap(v, pointer);
+        }
+        v
+    }
+
+    fn items(&mut self, items: Vec<Value>, schema: &Value, pointer: &str) -> Value {
+        let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) else {
+            return Value::Array(items);
+        };
+        let out = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| self.coerce(item, item_schema, &format!("{pointer}/{i}")))
+            .collect();
+        Value::Array(out)
+    }
+
+    /// `anyOf`/`oneOf`: the first branch the value fits after coercion (repairs of the
+    /// other branches are discarded).
+    fn branch(&mut self, v: Value, branches: &[Value], pointer: &str) -> Value {
+        for branch in branches {
+            let mut trial = Coercer::new(self.root, self.missing.clone());
+            trial.depth = self.depth;
+            let out = trial.coerce(v.clone(), branch, pointer);
+            if schema::fits(self.root, branch, &out, 0) {
+                self.repairs.extend(trial.repairs);
+                self.diagnostics.extend(trial.diagnostics);
+                return out;
+            }
+        }
+        v
+    }
+}
+
+/// Coerces `out.value` towards the schema, then reports whether it fits.
+pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
+    let Some(schema) = &options.schema else {
+        return;
+    };
+    let Some(value) = out.value.take() else {
+        return;
+    };
+    let validator = match jsonschema::validator_for(schema) {
+        Ok(v) => v,
+        Err(err) => {
+            out.diagnostics.push(invalid_schema(&err.to_string()));
+            return;
+        }
+    };
+    let missing = out
+        .repairs
+        .iter()
+        .filter(|r| r.code == Rule::MissingValue.code())
+        .map(|r| r.location.pointer.clone())
+        .collect();
+    let mut c = Coercer::new(schema, missing);
+    let value = c.coerce(value, schema, "");
+    out.repairs.extend(c.repairs);
+    out.diagnostics.extend(c.diagnostics);
+    out.diagnostics.extend(mismatches(&validator, &value));
+    out.value = Some(value);
+}
+
+/// The index of the candidate that fits `schema` best after coercion, and whether several
+/// fit equally well.
+pub(crate) fn best_candidate(values: &[Value], schema: &Value) -> Option<(usize, bool)> {
+    let validator = jsonschema::validator_for(schema).ok()?;
+    let scores: Vec<usize> = values
+        .iter()
+        .map(|v| {
+            let coerced = Coercer::new(schema, HashSet::new()).coerce(v.clone(), schema, "");
+            validator.iter_errors(&coerced).count()
+        })
+        .collect();
+    let best = *scores.iter().min()?;
+    let first = scores.iter().position(|&s| s == best)?;
+    let tied = scores.iter().filter(|&&s| s == best).count() > 1;
+    Some((first, tied && best == 0))
+}
+
+fn mismatches(validator: &jsonschema::Validator, value: &Value) -> Vec<Diagnostic> {
+    validator
+        .iter_errors(value)
+        .take(20)
+        .map(|e| {
+            let pointer = e.instance_path().as_str().to_owned();
+            Diagnostic::error(
+                "repair.schema_mismatch",
+                Location::from_pointer(&pointer),
+                format!("the repaired value does not fit the schema: {e}"),
+            )
+            .source("repair")
+        })
+        .collect()
+}
+
+fn invalid_schema(message: &str) -> Diagnostic {
+    Diagnostic::error(
+        "repair.invalid_schema",
+        Location::root(),
+        format!("the schema given for repair is invalid: {message}"),
+    )
+    .source("repair")
+}

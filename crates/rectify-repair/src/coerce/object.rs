@@ -1,0 +1,99 @@
+//! Objects: keys that differ from the schema's only in case or `snake_case`/`camelCase`
+//! are renamed, forbidden extra properties dropped (unsafe), and every property coerced
+//! against its own schema (`properties`, `patternProperties`, `additionalProperties`).
+
+use rectify_core::push_pointer;
+use serde_json::{Map, Value};
+
+use super::Coercer;
+use super::enums::fold;
+use crate::rules::Rule;
+
+/// Where a property stands in its object's schema.
+enum Slot<'s> {
+    /// Allowed, with its schema if it has one.
+    Allowed(Option<&'s Value>),
+    /// Forbidden by `additionalProperties: false`.
+    Forbidden,
+}
+
+impl Coercer<'_> {
+    pub(super) fn object(
+        &mut self,
+        map: Map<String, Value>,
+        schema: &Value,
+        pointer: &str,
+    ) -> Value {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let mut out = Map::new();
+        for (key, item) in map {
+            let key = self.match_key(key, props, &out, schema, pointer);
+            let mut child = pointer.to_owned();
+            push_pointer(&mut child, &key);
+            let Slot::Allowed(sub) = Self::property_schema(schema, &key) else {
+                self.record(Rule::DropAdditional, &child, &item, &Value::Null);
+                continue;
+            };
+            let item = match sub {
+                Some(sub) => self.coerce(item, sub, &child),
+                None => item,
+            };
+            out.insert(key, item);
+        }
+        Value::Object(out)
+    }
+
+    /// The schema of property `key`, or whether it is forbidden.
+    fn property_schema<'s>(schema: &'s Value, key: &str) -> Slot<'s> {
+        if let Some(s) = schema.get("properties").and_then(|p| p.get(key)) {
+            return Slot::Allowed(Some(s));
+        }
+        if let Some(patterns) = schema.get("patternProperties").and_then(Value::as_object) {
+            let hit = patterns
+                .iter()
+                .find(|(p, _)| regex::Regex::new(p).is_ok_and(|re| re.is_match(key)));
+            if let Some((_, s)) = hit {
+                return Slot::Allowed(Some(s));
+            }
+        }
+        match schema.get("additionalProperties") {
+            Some(Value::Bool(false)) => Slot::Forbidden,
+            Some(s @ Value::Object(_)) => Slot::Allowed(Some(s)),
+            _ => Slot::Allowed(None),
+        }
+    }
+
+    /// Renames `key` to the one schema property it matches after folding, if it is not a
+    /// property itself and the target is not taken.
+    fn match_key(
+        &mut self,
+        key: String,
+        props: Option<&Map<String, Value>>,
+        taken: &Map<String, Value>,
+        schema: &Value,
+        pointer: &str,
+    ) -> String {
+        let Some(props) = props else { return key };
+        let patterned = schema.get("patternProperties").is_some();
+        if props.contains_key(&key) || patterned {
+            return key;
+        }
+        let folded = fold(&key);
+        let hits: Vec<&String> = props.keys().filter(|p| fold(p) == folded).collect();
+        match hits.as_slice() {
+            [one] if !taken.contains_key(one.as_str()) => {
+                let mut at = pointer.to_owned();
+                push_pointer(&mut at, &key);
+                let target = (*one).clone();
+                self.record(
+                    Rule::KeyMatch,
+                    &at,
+                    &Value::String(key),
+                    &Value::String(target.clone()),
+                );
+                target
+            }
+            _ => key,
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Scalar coercions: numeric strings to numbers, boolean words to booleans, numbers and
+//! booleans to strings.
+
+use serde_json::{Number, Value};
+
+use super::Coercer;
+use crate::rules::Rule;
+
+impl Coercer<'_> {
+    /// Converts the scalar `v` to one of `types`, recording the rule; `None` when no
+    /// conversion applies.
+    pub(super) fn scalar(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
+        let wants = |t: &str| types.contains(&t);
+        let (out, rule) = match v {
+            Value::String(s) if wants("integer") || wants("number") => (
+                number_from(s.trim(), wants("integer") && !wants("number"))?,
+                Rule::NumberFromString,
+            ),
+            Value::String(s) if wants("boolean") => boolean_from(s)?,
+            Value::Number(n) if wants("boolean") => match n.as_f64() {
+                Some(f) if (f - 1.0).abs() < f64::EPSILON => {
+                    (Value::Bool(true), Rule::BooleanFromWord)
+                }
+                Some(f) if f.abs() < f64::EPSILON => (Value::Bool(false), Rule::BooleanFromWord),
+                _ => return None,
+            },
+            Value::Number(n) if wants("string") => {
+                (Value::String(n.to_string()), Rule::StringFromScalar)
+            }
+            _ => return None,
+        };
+        self.record(rule, pointer, v, &out);
+        Some(out)
+    }
+}
+
+/// `"42"` → `42`; with `integer_only`, `"4.0"` → `4` but `"4.5"` is refused.
+fn number_from(s: &str, integer_only: bool) -> Option<Value> {
+    let n: Number = serde_json::from_str(s).ok()?;
+    if !integer_only || n.is_i64() || n.is_u64() {
+        return Some(Value::Number(n));
+    }
+    let f = n.as_f64()?;
+    if f.fract() != 0.0 || f.abs() > 9.0e15 {
+        return None;
+    }
+    serde_json::from_str(&format!("{f:.0}"))
+        .ok()
+        .map(Value::Number)
+}
+
+fn boolean_from(s: &str) -> Option<(Value, Rule)> {
+    let lower = s.trim().to_ascii_lowercase();
+    match lower.as_str() {
+        "true" => Some((Value::Bool(true), Rule::BooleanFromString)),
+        "false" => Some((Value::Bool(false), Rule::BooleanFromString)),
+        "yes" | "y" | "on" | "1" => Some((Value::Bool(true), Rule::BooleanFromWord)),
+        "no" | "n" | "off" | "0" => Some((Value::Bool(false), Rule::BooleanFromWord)),
+        _ => None,
+    }
+}

@@ -1,0 +1,78 @@
+//! Shape coercions: JSON text inside a string where the schema wants an object or array,
+//! a single value where it wants an array, a one-element array where it wants a scalar, and
+//! a value for a member whose value was missing.
+
+use serde_json::Value;
+
+use rectify_core::truncate_received as truncate;
+
+use super::Coercer;
+use super::schema::{has_type, type_of};
+use crate::rules::Rule;
+
+impl Coercer<'_> {
+    /// A string holding JSON of a wanted container type, parsed.
+    pub(super) fn embedded(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
+        let Value::String(s) = v else { return None };
+        let trimmed = s.trim();
+        if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+            return None;
+        }
+        let parsed: Value = serde_json::from_str(trimmed).ok()?;
+        if !types.contains(&type_of(&parsed)) {
+            return None;
+        }
+        self.record(Rule::EmbeddedJson, pointer, v, &parsed);
+        Some(parsed)
+    }
+
+    /// `x` → `[x]` where the schema wants an array.
+    pub(super) fn wrap(&mut self, v: Value, pointer: &str) -> Value {
+        let before = truncate(&v);
+        let out = Value::Array(vec![v]);
+        self.record_text(Rule::WrapArray, pointer, before, &out);
+        out
+    }
+
+    /// `[x]` → `x` where the schema wants one of the scalar `types`.
+    pub(super) fn unwrap(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
+        let Value::Array(items) = v else { return None };
+        let [only] = items.as_slice() else {
+            return None;
+        };
+        let scalar = types
+            .iter()
+            .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null"));
+        if !scalar || matches!(only, Value::Array(_) | Value::Object(_)) {
+            return None;
+        }
+        self.record(Rule::UnwrapArray, pointer, v, only);
+        Some(only.clone())
+    }
+
+    /// The value for a member whose value was missing in the text: the schema's `default`,
+    /// else the empty value of its first type.
+    pub(super) fn fill_missing(
+        &mut self,
+        schema: &Value,
+        types: &[&str],
+        pointer: &str,
+    ) -> Option<Value> {
+        if has_type(&Value::Null, types) && !types.is_empty() {
+            return None;
+        }
+        let out = match schema.get("default") {
+            Some(d) => d.clone(),
+            None => match types.first().copied()? {
+                "string" => Value::String(String::new()),
+                "integer" | "number" => Value::from(0),
+                "boolean" => Value::Bool(false),
+                "array" => Value::Array(Vec::new()),
+                "object" => Value::Object(serde_json::Map::new()),
+                _ => return None,
+            },
+        };
+        self.record(Rule::SchemaDefault, pointer, &Value::Null, &out);
+        Some(out)
+    }
+}

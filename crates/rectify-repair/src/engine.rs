@@ -1,0 +1,316 @@
+//! The repair pipeline for one text: fast path, extraction, lenient parse, choice between
+//! candidates, schema coercion, then the safety policy.
+
+use rectify_core::{Applicability, Diagnostic, Document, Format, Location, Repair, SpanMap};
+use serde_json::Value;
+
+use crate::extract::{Region, regions};
+use crate::parser::{Fatal, RawRepair, parse_region};
+use crate::rules::Rule;
+use crate::select::{Choice, choose};
+use crate::{RepairOptions, Repaired, coerce};
+
+/// Everything found in the text before a value is chosen.
+#[derive(Default)]
+struct Found {
+    values: Vec<Value>,
+    comma_separated: bool,
+    raw: Vec<RawRepair>,
+    fatal: Option<Fatal>,
+    truncated: bool,
+    regions: usize,
+}
+
+pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
+    if let Ok(value) = serde_json::from_str::<Value>(text)
+        && !(options.strict && has_duplicate_keys(text, options))
+    {
+        let mut out = Repaired {
+            candidates: vec![value.clone()],
+            value: Some(value),
+            format: Some(Format::Json),
+            ..Repaired::default()
+        };
+        coerce::apply_to(&mut out, options);
+        enforce(&mut out, options);
+        return out;
+    }
+    let found = find(text, options);
+    finish(text, options, found)
+}
+
+/// Valid JSON can still repeat a key, which strict mode refuses.
+fn has_duplicate_keys(text: &str, options: &RepairOptions) -> bool {
+    text.contains('{')
+        && lenient(text, options.max_depth)
+            .repairs
+            .iter()
+            .any(|r| r.rule == Rule::DuplicateKey)
+}
+
+/// The lenient parser over the whole text, from its first non-blank byte.
+pub(crate) fn lenient(text: &str, max_depth: usize) -> crate::parser::Payload {
+    let first = text
+        .find(|c: char| !c.is_whitespace())
+        .unwrap_or(text.len());
+    parse_region(text, first, text.len(), max_depth)
+}
+
+pub(crate) fn run_lossy(bytes: &[u8], valid_up_to: usize, options: &RepairOptions) -> Repaired {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = run(&text, options);
+    let lead = String::from_utf8_lossy(bytes.get(..valid_up_to).unwrap_or_default());
+    let doc = plain_document(&text);
+    let span = doc.span(lead.len(), lead.len() + 3);
+    let repair = Repair::new(
+        Rule::InvalidUtf8.code(),
+        Location::from_span(span),
+        format!("0x{:02x}", bytes.get(valid_up_to).copied().unwrap_or(0)),
+        "\u{fffd}",
+        Applicability::Unsafe,
+    );
+    out.repairs.insert(0, repair.clone());
+    if !options.allow_unsafe || options.strict {
+        out.value = None;
+        out.diagnostics.insert(0, refusal(&repair, options.strict));
+    }
+    out
+}
+
+fn find(text: &str, options: &RepairOptions) -> Found {
+    let mut found = Found::default();
+    let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+    for region in regions(text) {
+        found.regions += 1;
+        match &region.fence {
+            Some(_) => found
+                .raw
+                .push(outside(Rule::CodeFence, region.start, region.end)),
+            None if region.start > first_solid => {
+                found
+                    .raw
+                    .push(outside(Rule::Prose, first_solid, region.start));
+            }
+            None => {}
+        }
+        read_region(text, &region, options, &mut found);
+        if found.fatal.is_some() {
+            break;
+        }
+    }
+    found
+}
+
+/// Reads one region: strictly when it holds one valid value (possibly followed by prose),
+/// otherwise with the lenient parser.
+fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut Found) {
+    let body = text.get(region.start..region.end).unwrap_or("");
+    if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
+        return read_escaped(body, region.start, options, found);
+    }
+    if !options.strict {
+        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
+        if let Some(Ok(value)) = stream.next() {
+            let used = stream.byte_offset();
+            let rest = body.get(used..).unwrap_or("");
+            let tail = rest.trim_start();
+            if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']) {
+                if !tail.is_empty() {
+                    let at = region.start + used + (rest.len() - tail.len());
+                    found.raw.push(outside(Rule::Prose, at, region.end));
+                }
+                found.values.push(value);
+                return;
+            }
+        }
+    }
+    let payload = parse_region(text, region.start, region.end, options.max_depth);
+    found.comma_separated |= payload.comma_separated;
+    found.truncated |= payload.truncated;
+    found.raw.extend(payload.repairs);
+    found
+        .values
+        .extend(payload.values.into_iter().map(|(v, _, _)| v));
+    found.fatal = payload.fatal;
+}
+
+/// `{\"key\": \"value\"}`: a document escaped as if it sat inside a string. It is
+/// unescaped once and repaired; locations inside it refer to the unescaped text.
+fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut Found) {
+    let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
+    found
+        .raw
+        .push(outside(Rule::EscapedDocument, start, start + body.len()));
+    let payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
+    found.truncated |= payload.truncated;
+    found.raw.extend(payload.repairs.into_iter().map(|mut r| {
+        r.start = start;
+        r.end = start;
+        r
+    }));
+    found
+        .values
+        .extend(payload.values.into_iter().map(|(v, _, _)| v));
+    found.fatal = payload.fatal;
+}
+
+fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {
+    RawRepair {
+        rule,
+        start,
+        end,
+        pointer: String::new(),
+        before: String::new(),
+        after: String::new(),
+    }
+}
+
+fn plain_document(text: &str) -> Document {
+    Document::new(
+        Format::Json,
+        text.to_owned(),
+        Value::Null,
+        SpanMap::default(),
+    )
+}
+
+fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
+    let doc = plain_document(text);
+    let mut out = Repaired {
+        format: Some(Format::Json),
+        ..Repaired::default()
+    };
+    if let Some(fatal) = found.fatal.take() {
+        let span = doc.span(fatal.at, (fatal.at + 1).min(text.len()));
+        let d = Diagnostic::error(fatal.code, Location::from_span(span), fatal.message);
+        out.diagnostics.push(d.source("repair"));
+        out.repairs = convert(&doc, &found.raw);
+        return out;
+    }
+    if found.values.is_empty() {
+        out.diagnostics.push(no_payload(text));
+        return out;
+    }
+    let value = combine(&mut found, options, &mut out);
+    out.candidates = found.values;
+    out.value = Some(value);
+    out.repairs = convert(&doc, &found.raw);
+    if found.truncated {
+        out.diagnostics.push(truncated(&doc));
+    }
+    coerce::apply_to(&mut out, options);
+    enforce(&mut out, options);
+    out
+}
+
+/// One value out of the candidates (see [`choose`]); a choice among several candidates is
+/// the unsafe repair `extract.multiple_values`. With a schema, the candidate that fits best
+/// stands; several fitting equally well is a warning.
+fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Value {
+    if found.values.len() > 1 {
+        found.raw.push(outside(Rule::MultipleValues, 0, 0));
+    }
+    if let Some(schema) = &options.schema
+        && found.values.len() > 1
+        && let Some((i, tied)) = coerce::best_candidate(&found.values, schema)
+    {
+        if tied {
+            out.diagnostics.push(
+                Diagnostic::warning(
+                    "repair.ambiguous_candidates",
+                    Location::root(),
+                    "several candidates fit the schema; the first one was chosen",
+                )
+                .source("repair"),
+            );
+        }
+        return found.values.get(i).cloned().unwrap_or(Value::Null);
+    }
+    match choose(&found.values, found.comma_separated) {
+        Choice::One(i) => found.values.get(i).cloned().unwrap_or(Value::Null),
+        Choice::List(ix) => Value::Array(
+            ix.into_iter()
+                .filter_map(|i| found.values.get(i).cloned())
+                .collect(),
+        ),
+    }
+}
+
+fn convert(doc: &Document, raw: &[RawRepair]) -> Vec<Repair> {
+    raw.iter()
+        .map(|r| {
+            let span = doc.span(r.start, r.end.max(r.start));
+            let location = Location::from_pointer(&r.pointer).with_span(Some(span));
+            Repair::new(
+                r.rule.code(),
+                location,
+                r.before.clone(),
+                r.after.clone(),
+                r.rule.applicability(),
+            )
+        })
+        .collect()
+}
+
+/// Applies the safety policy: in strict mode every repair is an error, otherwise unsafe
+/// repairs are errors unless allowed. Either way an error withdraws the value.
+pub(crate) fn enforce(out: &mut Repaired, options: &RepairOptions) {
+    let refused: Vec<Diagnostic> = out
+        .repairs
+        .iter()
+        .filter(|r| {
+            options.strict || (r.applicability == Applicability::Unsafe && !options.allow_unsafe)
+        })
+        .map(|r| refusal(r, options.strict))
+        .collect();
+    if !refused.is_empty() {
+        out.value = None;
+        out.diagnostics.extend(refused);
+    }
+}
+
+fn refusal(r: &Repair, strict: bool) -> Diagnostic {
+    let (code, message) = if strict {
+        (
+            "repair.strict",
+            format!("strict mode: the text needs repair `{}`", r.code),
+        )
+    } else {
+        (
+            "repair.unsafe",
+            format!(
+                "the text needs unsafe repair `{}`, which may change its meaning; allow unsafe repairs to apply it",
+                r.code
+            ),
+        )
+    };
+    let mut d = Diagnostic::error(code, r.location.clone(), message).source("repair");
+    if !r.before.is_empty() {
+        d = d.received(r.before.clone());
+    }
+    if !r.after.is_empty() {
+        d = d.expected(r.after.clone());
+    }
+    d
+}
+
+fn no_payload(text: &str) -> Diagnostic {
+    let what = if text.trim().is_empty() {
+        "the text is empty"
+    } else {
+        "no JSON value found in the text"
+    };
+    Diagnostic::error("extract.no_payload", Location::root(), what)
+        .expected("a JSON object or array")
+        .source("repair")
+}
+
+fn truncated(doc: &Document) -> Diagnostic {
+    let end = doc.source.len();
+    Diagnostic::warning(
+        "repair.truncated",
+        Location::from_span(doc.span(end, end)),
+        "the text ends inside a value; it was closed where it stopped",
+    )
+    .source("repair")
+}

@@ -1,0 +1,124 @@
+//! Extraction: where in a model's answer the payload is.
+//!
+//! Text that starts with `{` or `[` is the payload itself (fences inside its strings are
+//! content). Otherwise Markdown code fences (` ```json `, unlabelled, several, unclosed) hold
+//! the payloads; failing that, the payload starts at the first `{` or `[` after the prose
+//! (which also covers `<json>` tags and JSONP wrappers), or at a leading `(` tuple.
+
+use memchr::memmem;
+
+/// One stretch of text that holds a payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Region {
+    /// First byte of the payload.
+    pub start: usize,
+    /// One past the last byte the payload may use.
+    pub end: usize,
+    /// The fence's info string (`json`, `yaml`, ...) when the region came from a fence.
+    pub fence: Option<String>,
+}
+
+/// The regions of `text` that hold payloads, in order.
+pub(crate) fn regions(text: &str) -> Vec<Region> {
+    let Some(first) = text.find(|c: char| !c.is_whitespace()) else {
+        return Vec::new();
+    };
+    let lead = text.as_bytes()[first];
+    if matches!(lead, b'{' | b'[') {
+        return vec![Region {
+            start: first,
+            end: text.len(),
+            fence: None,
+        }];
+    }
+    let fenced = fences(text);
+    if !fenced.is_empty() {
+        return fenced;
+    }
+    let start = if lead == b'(' {
+        Some(first)
+    } else {
+        memchr::memchr2(b'{', b'[', &text.as_bytes()[first..]).map(|i| first + i)
+    };
+    start
+        .map(|start| Region {
+            start,
+            end: text.len(),
+            fence: None,
+        })
+        .into_iter()
+        .collect()
+}
+
+/// Every non-empty code fence, in order; an unclosed fence runs to the end of the text.
+fn fences(text: &str) -> Vec<Region> {
+    let b = text.as_bytes();
+    let finder = memmem::Finder::new(b"```");
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = finder.find(&b[at..]).map(|i| at + i) {
+        let mut j = i;
+        while b.get(j) == Some(&b'`') {
+            j += 1;
+        }
+        let info_end = j + b[j..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'_'))
+            .count();
+        let info = text.get(j..info_end).unwrap_or("").to_ascii_lowercase();
+        let close = finder.find(&b[info_end..]).map(|k| info_end + k);
+        let end = close.unwrap_or(b.len());
+        if let Some(start) = text
+            .get(info_end..end)
+            .and_then(|s| s.find(|c: char| !c.is_whitespace()))
+        {
+            out.push(Region {
+                start: info_end + start,
+                end,
+                fence: Some(info),
+            });
+        }
+        let Some(close) = close else { break };
+        at = close + b[close..].iter().take_while(|&&c| c == b'`').count();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<&str> {
+        regions(text)
+            .iter()
+            .map(|r| &text[r.start..r.end])
+            .collect()
+    }
+
+    #[test]
+    fn bare_payload_is_the_whole_text() {
+        assert_eq!(texts("  {\"a\": \"```\"}"), vec!["{\"a\": \"```\"}"]);
+        assert!(texts("   ").is_empty());
+        assert!(texts("no json here").is_empty());
+    }
+
+    #[test]
+    fn fences_labelled_unlabelled_several_and_unclosed() {
+        let t = "lorem ```json {\"a\":1} ``` ipsum ```\n[1]\n``` and ```yaml\nx: 1";
+        assert_eq!(texts(t), vec!["{\"a\":1} ", "[1]\n", "x: 1"]);
+        let r = regions(t);
+        assert_eq!(r[0].fence.as_deref(), Some("json"));
+        assert_eq!(r[1].fence.as_deref(), Some(""));
+        assert_eq!(texts("````{ \"k\": 1 }```"), vec!["{ \"k\": 1 }"]);
+    }
+
+    #[test]
+    fn prose_before_the_first_bracket_and_leading_tuples() {
+        assert_eq!(
+            texts("Sure! <json>{\"a\":1}</json>"),
+            vec!["{\"a\":1}</json>"]
+        );
+        assert_eq!(texts("cb([1]);"), vec!["[1]);"]);
+        assert_eq!(texts("(1, 2)"), vec!["(1, 2)"]);
+    }
+}

@@ -1,0 +1,231 @@
+//! The lenient JSON parser: one linear pass over the text that builds the value and records
+//! every repair it makes on the way.
+//!
+//! Nesting is tracked on an explicit stack of open brackets and capped at
+//! [`Parser::max_depth`]; going deeper stops the parse with a `parse.depth` diagnostic, so
+//! hostile input cannot overflow the call stack. Every lookahead is bounded by a constant
+//! window or stops at the first non-blank byte, so the whole pass is linear in the input.
+
+mod array;
+mod object;
+mod scalar;
+mod string;
+mod top;
+
+pub(crate) use top::{Payload, parse_region};
+
+use rectify_core::push_pointer;
+use serde_json::Value;
+
+use crate::rules::Rule;
+
+/// Longest lookahead, in bytes, that any heuristic may make.
+pub(crate) const WINDOW: usize = 256;
+
+/// Longest `before`/`after` snippet kept in a repair record.
+const SNIPPET: usize = 48;
+
+/// Where a value is being read: decides which bytes end strings and unquoted text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ctx {
+    /// An object key.
+    Key,
+    /// An object member's value.
+    Member,
+    /// An array element.
+    Item,
+    /// A top-level value.
+    Top,
+}
+
+/// One segment of the path to the value being read; pointers are built only when a repair
+/// is recorded.
+#[derive(Debug)]
+pub(crate) enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A repair as the parser records it: byte offsets, not yet lines and columns.
+#[derive(Clone, Debug)]
+pub(crate) struct RawRepair {
+    pub rule: Rule,
+    pub start: usize,
+    pub end: usize,
+    pub pointer: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// Why a parse stopped without a value.
+#[derive(Clone, Debug)]
+pub(crate) struct Fatal {
+    pub code: &'static str,
+    pub message: String,
+    pub at: usize,
+}
+
+pub(crate) struct Parser<'a> {
+    pub src: &'a str,
+    pub b: &'a [u8],
+    pub pos: usize,
+    /// Open brackets, innermost last: `{`, `[` or `(`.
+    pub stack: Vec<u8>,
+    pub path: Vec<Seg>,
+    pub repairs: Vec<RawRepair>,
+    pub fatal: Option<Fatal>,
+    pub max_depth: usize,
+}
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str, pos: usize, max_depth: usize) -> Parser<'a> {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos,
+            stack: Vec::new(),
+            path: Vec::new(),
+            repairs: Vec::new(),
+            fatal: None,
+            max_depth,
+        }
+    }
+
+    pub fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    pub fn byte_at(&self, at: usize) -> Option<u8> {
+        self.b.get(at).copied()
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.b.len()
+    }
+
+    /// True at the end of the text or at a code fence (` ``` `) where a value could start:
+    /// the payload ends there.
+    pub fn at_stop(&self) -> bool {
+        self.at_end() || self.b.get(self.pos..self.pos + 3) == Some(b"```")
+    }
+
+    /// Source text `start..end`, clamped and cut at character boundaries.
+    pub fn text(&self, start: usize, end: usize) -> &'a str {
+        let end = end.min(self.src.len());
+        let (mut s, mut e) = (start.min(end), end);
+        while !self.src.is_char_boundary(s) {
+            s -= 1;
+        }
+        while !self.src.is_char_boundary(e) {
+            e += 1;
+        }
+        self.src.get(s..e).unwrap_or("")
+    }
+
+    /// Records a repair of the source bytes `start..end`.
+    pub fn record(&mut self, rule: Rule, start: usize, end: usize, after: &str) {
+        let before = snippet(self.text(start, end));
+        let mut pointer = String::new();
+        for seg in &self.path {
+            match seg {
+                Seg::Key(k) => push_pointer(&mut pointer, k),
+                Seg::Index(i) => push_pointer(&mut pointer, &i.to_string()),
+            }
+        }
+        self.repairs.push(RawRepair {
+            rule,
+            start,
+            end,
+            pointer,
+            before,
+            after: snippet(after),
+        });
+    }
+
+    /// Opens a bracket, or stops the parse when the depth limit is reached.
+    pub fn open(&mut self, bracket: u8) -> bool {
+        if self.stack.len() >= self.max_depth {
+            self.fatal = Some(Fatal {
+                code: "parse.depth",
+                message: format!(
+                    "the document is nested more than {} levels deep",
+                    self.max_depth
+                ),
+                at: self.pos,
+            });
+            return false;
+        }
+        self.stack.push(bracket);
+        true
+    }
+
+    /// True when an enclosing container (not the innermost) was opened by `opener`.
+    pub fn ancestor_opened(&self, opener: u8) -> bool {
+        let n = self.stack.len();
+        n >= 2 && self.stack[..n - 1].contains(&opener)
+    }
+
+    /// Skips whitespace and comments, recording each comment.
+    pub fn skip_blank(&mut self) {
+        loop {
+            while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t' | 0x0c)) {
+                self.pos += 1;
+            }
+            let start = self.pos;
+            match (self.peek(), self.byte_at(self.pos + 1)) {
+                (Some(b'/'), Some(b'/')) | (Some(b'#'), _) => self.skip_line(),
+                (Some(b'/'), Some(b'*')) => self.skip_block_comment(),
+                _ => return,
+            }
+            self.record(Rule::Comment, start, self.pos, "");
+        }
+    }
+
+    fn skip_line(&mut self) {
+        let rest = &self.b[self.pos..];
+        self.pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    }
+
+    fn skip_block_comment(&mut self) {
+        let rest = &self.b[self.pos + 2..];
+        self.pos += 2 + memchr::memmem::find(rest, b"*/").map_or(rest.len(), |i| i + 2);
+    }
+
+    /// Next byte that is not whitespace, looking at most [`WINDOW`] bytes ahead of `from`.
+    pub fn next_solid(&self, from: usize) -> Option<(usize, u8)> {
+        let limit = (from + WINDOW).min(self.b.len());
+        (from..limit)
+            .find(|&i| !self.b[i].is_ascii_whitespace())
+            .map(|i| (i, self.b[i]))
+    }
+
+    /// Reads one value of any kind, or `None` when no value starts here.
+    pub fn value(&mut self, ctx: Ctx) -> Option<Value> {
+        self.skip_blank();
+        let value = match self.peek()? {
+            b'{' => self.object(),
+            b'[' | b'(' => self.array(),
+            b'}' | b']' | b')' | b',' | b':' => return None,
+            _ if self.quote_at(self.pos).is_some() => {
+                let s = self.string(ctx);
+                self.concatenation(s, ctx)
+            }
+            _ => self.scalar(ctx)?,
+        };
+        Some(value)
+    }
+}
+
+/// Truncates a snippet for a repair record.
+pub(crate) fn snippet(text: &str) -> String {
+    match text.char_indices().nth(SNIPPET) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
+/// True for bytes that may appear in an identifier-like word (ASCII letters, digits, `_`, `$`
+/// and every non-ASCII byte).
+pub(crate) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}

@@ -1,0 +1,228 @@
+//! Objects: missing and extra commas, colons and braces, unquoted keys, set-like objects.
+
+use serde_json::{Map, Value};
+
+use super::string::closes;
+use super::{Ctx, Parser, Seg};
+use crate::rules::Rule;
+
+impl Parser<'_> {
+    /// Reads an object starting at `{`.
+    pub fn object(&mut self) -> Value {
+        if !self.open(b'{') {
+            return Value::Null;
+        }
+        self.pos += 1;
+        let mut map = Map::new();
+        let mut set = Vec::new();
+        self.members(&mut map, &mut set);
+        self.stack.pop();
+        self.finish_object(map, set)
+    }
+
+    fn finish_object(&mut self, mut map: Map<String, Value>, set: Vec<String>) -> Value {
+        if set.is_empty() {
+            return Value::Object(map);
+        }
+        if map.is_empty() {
+            self.record(Rule::SetToArray, self.pos, self.pos, "[...]");
+            return Value::Array(set.into_iter().map(Value::String).collect());
+        }
+        for key in set {
+            self.record(Rule::MissingValue, self.pos, self.pos, "null");
+            map.entry(key).or_insert(Value::Null);
+        }
+        Value::Object(map)
+    }
+
+    /// Reads members into `map` until the object closes; keys without values go to `set`.
+    pub fn members(&mut self, map: &mut Map<String, Value>, set: &mut Vec<String>) {
+        while self.fatal.is_none() {
+            self.skip_blank();
+            let at = self.pos;
+            if self.at_stop() {
+                self.record(Rule::MissingClosingBracket, at, at, "}");
+                return;
+            }
+            match self.peek() {
+                None => return,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return;
+                }
+                Some(c @ (b']' | b')')) => {
+                    if self.close_mismatch(c, b'}') {
+                        return;
+                    }
+                }
+                Some(b',') => self.stray_comma(b'}'),
+                Some(b':') => {
+                    self.pos += 1;
+                    self.record(Rule::StrayText, at, at + 1, "");
+                }
+                Some(b'[' | b'{') => self.value_in_key_position(map, at),
+                _ => self.member(map, set),
+            }
+        }
+    }
+
+    /// A closing bracket of the wrong kind: if an enclosing container wants it, the current
+    /// one was left open; otherwise it was meant to close the current one, unless a comma
+    /// follows (then it is an extra bracket). True when the current container is closed.
+    pub fn close_mismatch(&mut self, found: u8, wanted: u8) -> bool {
+        let at = self.pos;
+        let opener = match found {
+            b'}' => b'{',
+            b']' => b'[',
+            _ => b'(',
+        };
+        let wanted = char::from(wanted).to_string();
+        if self.ancestor_opened(opener) {
+            self.record(Rule::MissingClosingBracket, at, at, &wanted);
+            return true;
+        }
+        self.pos += 1;
+        if self.next_solid(self.pos).map(|(_, b)| b) == Some(b',') {
+            self.record(Rule::ExtraClosingBracket, at, at + 1, "");
+            return false;
+        }
+        self.record(Rule::MismatchedBracket, at, at + 1, &wanted);
+        true
+    }
+
+    /// A comma where no value precedes it: leading, doubled or trailing.
+    pub fn stray_comma(&mut self, closer: u8) {
+        let at = self.pos;
+        self.pos += 1;
+        let next = self.next_solid(self.pos).map(|(_, b)| b);
+        let trailing = next.is_none_or(|b| b == closer || matches!(b, b'}' | b']' | b')'));
+        let rule = if trailing {
+            Rule::TrailingComma
+        } else {
+            Rule::ExtraComma
+        };
+        self.record(rule, at, at + 1, "");
+    }
+
+    /// An array or object where a key should be: `{"a": [1], [2]}` continues the previous
+    /// array; anything else is dropped.
+    fn value_in_key_position(&mut self, map: &mut Map<String, Value>, at: usize) {
+        let value = self.value(Ctx::Member);
+        let last = map.values_mut().next_back();
+        match (last, value) {
+            (Some(Value::Array(items)), Some(Value::Array(more))) => {
+                self.record(Rule::ArrayContinuation, at, self.pos, "");
+                items.extend(more);
+            }
+            _ => self.record(Rule::StrayText, at, self.pos, ""),
+        }
+        self.after_member();
+    }
+
+    fn member(&mut self, map: &mut Map<String, Value>, set: &mut Vec<String>) {
+        let key_start = self.pos;
+        let Some((key, quoted)) = self.key() else {
+            return;
+        };
+        self.skip_blank();
+        match self.peek() {
+            Some(b':') => self.pos += 1,
+            None => {
+                self.record(Rule::TruncatedMember, key_start, self.pos, "");
+                return;
+            }
+            Some(b',' | b'}') => {
+                if quoted {
+                    set.push(key);
+                } else {
+                    self.record(Rule::StrayText, key_start, self.pos, "");
+                }
+                if self.peek() == Some(b',') {
+                    self.pos += 1;
+                }
+                return;
+            }
+            Some(_) => self.record(Rule::MissingColon, self.pos, self.pos, ":"),
+        }
+        self.member_value(map, key, key_start);
+    }
+
+    /// Reads the value of member `key` and inserts it.
+    pub fn member_value(&mut self, map: &mut Map<String, Value>, key: String, key_start: usize) {
+        self.path.push(Seg::Key(key));
+        let value = self.value(Ctx::Member);
+        if value.is_none() && self.fatal.is_none() {
+            self.record(Rule::MissingValue, self.pos, self.pos, "null");
+        }
+        let Some(Seg::Key(key)) = self.path.pop() else {
+            return;
+        };
+        if self.fatal.is_some() {
+            return;
+        }
+        if map.contains_key(&key) {
+            self.record(Rule::DuplicateKey, key_start, self.pos, "");
+        }
+        map.insert(key, value.unwrap_or(Value::Null));
+        self.after_member();
+    }
+
+    /// After a member or element: a comma, a closing bracket or a missing comma.
+    pub fn after_member(&mut self) -> bool {
+        self.skip_blank();
+        match self.peek() {
+            Some(b',') => {
+                let at = self.pos;
+                self.pos += 1;
+                self.skip_blank();
+                let closing = self
+                    .peek()
+                    .is_none_or(|b| self.stack.last().is_some_and(|&o| closes(o, b)));
+                if closing {
+                    self.record(Rule::TrailingComma, at, at + 1, "");
+                }
+                true
+            }
+            Some(b'}' | b']' | b')') | None => false,
+            Some(_) => {
+                self.record(Rule::MissingComma, self.pos, self.pos, ",");
+                false
+            }
+        }
+    }
+
+    /// Reads a key: quoted, unquoted, or prefixed by stray words (`COMMENT "key"`).
+    fn key(&mut self) -> Option<(String, bool)> {
+        if self.quote_at(self.pos).is_some() {
+            return Some((self.string(Ctx::Key), true));
+        }
+        let start = self.pos;
+        let mut end = start;
+        while self
+            .byte_at(end)
+            .is_some_and(|b| !matches!(b, b':' | b',' | b'}' | b']' | b'{' | b'[' | b'"' | b'\n'))
+        {
+            end += 1;
+        }
+        let word = self.text(start, end).trim_end();
+        if word.is_empty() {
+            let len = self.text(start, start + 1).len().max(1);
+            self.pos = start + len;
+            self.record(Rule::StrayText, start, self.pos, "");
+            return None;
+        }
+        let word_end = start + word.len();
+        self.pos = word_end;
+        if let Some((q, _)) = self.next_solid(word_end)
+            && self.quote_at(q).is_some()
+        {
+            self.record(Rule::StrayText, start, q, "");
+            self.pos = q;
+            return Some((self.string(Ctx::Key), true));
+        }
+        let word = word.to_owned();
+        let quoted = serde_json::Value::String(word.clone()).to_string();
+        self.record(Rule::UnquotedKey, start, word_end, &quoted);
+        Some((word, false))
+    }
+}

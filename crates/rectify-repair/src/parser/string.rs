@@ -1,0 +1,477 @@
+//! Strings: any quote style, unescaped inner quotes, missing end quotes and truncation.
+//!
+//! Whether a quote ends the string is decided from what follows it (a bounded lookahead that
+//! stops at the first non-blank byte) and from whether it pairs with an inner quote opened
+//! earlier in the same string.
+
+use super::{Ctx, Parser, WINDOW, is_word_byte};
+use crate::rules::Rule;
+
+/// The quote style a string was opened with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Quote {
+    Double,
+    Single,
+    Backtick,
+    CurlyDouble,
+    CurlySingle,
+}
+
+impl Quote {
+    fn rule(self) -> Option<Rule> {
+        match self {
+            Quote::Double => None,
+            Quote::Single => Some(Rule::SingleQuotes),
+            Quote::Backtick => Some(Rule::BacktickQuotes),
+            Quote::CurlyDouble | Quote::CurlySingle => Some(Rule::CurlyQuotes),
+        }
+    }
+}
+
+/// What a quote found inside a string means.
+enum Decision {
+    Close,
+    Inner,
+    EndAtComma(usize, usize),
+}
+
+/// State of the string being read.
+struct Str {
+    out: String,
+    quote: Quote,
+    ctx: Ctx,
+    start: usize,
+    inner_open: bool,
+    doubled: bool,
+    /// Source offset and output length at the last comma inside the string.
+    last_comma: Option<(usize, usize)>,
+}
+
+/// Bytes that interrupt the fast copy loop.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'\\' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[b'`' as usize] = true;
+    t[b',' as usize] = true;
+    t[b':' as usize] = true;
+    t[0xE2] = true;
+    t
+};
+
+impl Parser<'_> {
+    /// The quote opening a string at `at`, with its length in bytes.
+    pub fn quote_at(&self, at: usize) -> Option<(Quote, usize)> {
+        match self.b.get(at..at + 1)? {
+            b"\"" => Some((Quote::Double, 1)),
+            b"'" => Some((Quote::Single, 1)),
+            b"`" => Some((Quote::Backtick, 1)),
+            _ => match self.b.get(at..at + 3)? {
+                [0xE2, 0x80, 0x9C..=0x9E] => Some((Quote::CurlyDouble, 3)),
+                [0xE2, 0x80, 0x98 | 0x99] => Some((Quote::CurlySingle, 3)),
+                _ => None,
+            },
+        }
+    }
+
+    /// Length of a quote at `at` that can close a string opened with `quote`.
+    fn closer_len(&self, quote: Quote, at: usize) -> Option<usize> {
+        let b = self.b.get(at..)?;
+        match (quote, b) {
+            (Quote::Double | Quote::CurlyDouble, [b'"', ..])
+            | (Quote::Single, [b'\'', ..])
+            | (Quote::Backtick, [b'`', ..]) => Some(1),
+            (Quote::CurlyDouble, [0xE2, 0x80, 0x9C | 0x9D, ..])
+            | (Quote::CurlySingle, [0xE2, 0x80, 0x98 | 0x99, ..]) => Some(3),
+            _ => None,
+        }
+    }
+
+    /// Reads a string starting at the current quote.
+    pub fn string(&mut self, ctx: Ctx) -> String {
+        let start = self.pos;
+        let Some((quote, len)) = self.quote_at(start) else {
+            return String::new();
+        };
+        if let Some(rule) = quote.rule() {
+            self.record(rule, start, start + len, "\"");
+        }
+        self.pos += len;
+        let mut st = Str {
+            out: String::new(),
+            quote,
+            ctx,
+            start,
+            inner_open: false,
+            doubled: false,
+            last_comma: None,
+        };
+        if self.closer_len(quote, self.pos) == Some(len)
+            && self.byte_at(self.pos + len).is_some_and(is_word_byte)
+            && ctx != Ctx::Top
+        {
+            self.record(Rule::DoubledQuote, start, self.pos + len, "\"");
+            self.pos += len;
+            st.doubled = true;
+        }
+        self.string_body(&mut st);
+        st.out
+    }
+
+    fn string_body(&mut self, st: &mut Str) {
+        loop {
+            let run = self.pos;
+            while self.peek().is_some_and(|c| !SPECIAL[c as usize]) {
+                self.pos += 1;
+            }
+            st.out.push_str(self.text(run, self.pos));
+            let Some(c) = self.peek() else {
+                self.unterminated(st);
+                return;
+            };
+            if self.special(st, c) {
+                return;
+            }
+        }
+    }
+
+    /// Handles one special byte; true when the string has ended.
+    fn special(&mut self, st: &mut Str, c: u8) -> bool {
+        match c {
+            b'\\' => self.escape(st),
+            b',' if st.ctx != Ctx::Key => {
+                if st.ctx == Ctx::Member && !st.inner_open && self.bare_member_after(self.pos) {
+                    self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                    return true;
+                }
+                st.last_comma = Some((self.pos, st.out.len()));
+                st.out.push(',');
+                self.pos += 1;
+            }
+            b':' if st.ctx == Ctx::Key && self.colon_ends_key(self.pos) => {
+                self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                return true;
+            }
+            c if c < 0x20 => {
+                self.record(Rule::ControlCharacter, self.pos, self.pos + 1, "");
+                st.out.push(char::from(c));
+                self.pos += 1;
+            }
+            _ => return self.quote_or_char(st),
+        }
+        false
+    }
+
+    fn quote_or_char(&mut self, st: &mut Str) -> bool {
+        let at = self.pos;
+        let Some(len) = self.closer_len(st.quote, at) else {
+            let ch = self.text(at, at + 1);
+            let ch = ch.chars().next().map_or(1, char::len_utf8);
+            st.out.push_str(self.text(at, at + ch));
+            self.pos += ch.max(1);
+            return false;
+        };
+        match self.decide(st, at, len) {
+            Decision::Close => {
+                self.trim_quote_line(st, at);
+                self.pos += len;
+                if st.doubled && self.closer_len(st.quote, self.pos) == Some(len) {
+                    self.pos += len;
+                }
+                if st.quote != Quote::Double && len == 1 && self.b.get(at) == Some(&b'"') {
+                    self.record(Rule::CurlyQuotes, at, at + 1, "\"");
+                }
+                true
+            }
+            Decision::Inner => {
+                self.record(Rule::UnescapedQuote, at, at + len, "\\\"");
+                st.out.push_str(self.text(at, at + len));
+                self.pos += len;
+                false
+            }
+            Decision::EndAtComma(src, out_len) => {
+                st.out.truncate(out_len);
+                self.pos = src;
+                self.record(Rule::MissingClosingQuote, src, src, "\"");
+                true
+            }
+        }
+    }
+
+    fn decide(&self, st: &mut Str, at: usize, len: usize) -> Decision {
+        let after = at + len;
+        let closing_style = st.out.chars().last().is_some_and(|c| !c.is_whitespace());
+        let glued = self.byte_at(after).is_some_and(is_word_byte);
+        match st.ctx {
+            Ctx::Key => {
+                return if glued {
+                    Decision::Inner
+                } else {
+                    Decision::Close
+                };
+            }
+            Ctx::Top => return Decision::Close,
+            Ctx::Member | Ctx::Item => {}
+        }
+        if st.inner_open && closing_style {
+            st.inner_open = false;
+            return Decision::Inner;
+        }
+        let next = self.next_solid(after);
+        if self.terminates(st.ctx, next) {
+            return Decision::Close;
+        }
+        if !closing_style {
+            if let Some((src, out_len)) = st.last_comma
+                && st.ctx == Ctx::Member
+                && st
+                    .out
+                    .get(out_len + 1..)
+                    .is_some_and(|s| s.trim().is_empty())
+                && self.quoted_key_at(at)
+            {
+                return Decision::EndAtComma(src, out_len);
+            }
+            st.inner_open = true;
+            return Decision::Inner;
+        }
+        if glued {
+            return Decision::Inner;
+        }
+        let next_is_quote = next.is_some_and(|(i, _)| self.quote_at(i).is_some());
+        if st.ctx == Ctx::Item || next_is_quote || !self.later_closer(st.quote, after) {
+            Decision::Close
+        } else {
+            Decision::Inner
+        }
+    }
+
+    /// A closing quote alone on its line: the line break before it is layout, not content.
+    fn trim_quote_line(&mut self, st: &mut Str, at: usize) {
+        let before = self.b.get(..at).unwrap_or_default();
+        let blank = before
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .count();
+        let tail = before.get(at - blank..).unwrap_or_default();
+        if blank > 0 && tail.contains(&b'\n') && st.out.as_bytes().ends_with(tail) {
+            st.out.truncate(st.out.len() - blank);
+            self.record(Rule::ControlCharacter, at - blank, at, "");
+        }
+    }
+
+    /// True when the byte after a quote shows that the quote ended a value.
+    fn terminates(&self, ctx: Ctx, next: Option<(usize, u8)>) -> bool {
+        let Some((i, b)) = next else {
+            return true;
+        };
+        let then_closes = || {
+            self.next_solid(i + 1)
+                .is_none_or(|(_, b)| matches!(b, b',' | b'}' | b']' | b')'))
+        };
+        let comment = b == b'#' || (b == b'/' && matches!(self.byte_at(i + 1), Some(b'/' | b'*')));
+        match (ctx, b) {
+            _ if comment => true,
+            (_, b'+') => self
+                .next_solid(i + 1)
+                .is_some_and(|(q, _)| self.quote_at(q).is_some()),
+            (_, b',') | (Ctx::Member, b'}') | (Ctx::Item, b']') => true,
+            (Ctx::Item, b')') => self.stack.last() == Some(&b'('),
+            (Ctx::Member, b']') | (Ctx::Item, b'}') => then_closes(),
+            _ => false,
+        }
+    }
+
+    /// True when a later quote (within the window) could close the string: one followed by
+    /// the end of a member.
+    fn later_closer(&self, quote: Quote, from: usize) -> bool {
+        let limit = (from + WINDOW).min(self.b.len());
+        let mut i = from;
+        while i < limit {
+            if let Some(len) = self.closer_len(quote, i)
+                && self
+                    .next_solid(i + len)
+                    .is_none_or(|(_, b)| matches!(b, b',' | b'}' | b']'))
+            {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// True when a quoted key followed by `:` starts at the quote `at`.
+    pub fn quoted_key_at(&self, at: usize) -> bool {
+        let limit = (at + 1 + WINDOW).min(self.b.len());
+        let Some(rest) = self.b.get(at + 1..limit) else {
+            return false;
+        };
+        memchr::memchr(b'"', rest)
+            .is_some_and(|i| self.next_solid(at + 2 + i).is_some_and(|(_, b)| b == b':'))
+    }
+
+    /// True when `, word:` follows the comma at `at` inside a string whose closing quote is
+    /// missing (no quote ends a value before the next one opens).
+    fn bare_member_after(&self, at: usize) -> bool {
+        let Some((mut i, b)) = self.next_solid(at + 1) else {
+            return false;
+        };
+        if !(b.is_ascii_alphabetic() || b == b'_') {
+            return false;
+        }
+        let word_start = i;
+        while self
+            .byte_at(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            i += 1;
+        }
+        if i - word_start > 64 || self.next_solid(i).map(|(_, b)| b) != Some(b':') {
+            return false;
+        }
+        let limit = (at + WINDOW).min(self.b.len());
+        let closer = self.b.get(at..limit).and_then(|s| memchr::memchr(b'"', s));
+        closer.is_none_or(|q| {
+            !self
+                .next_solid(at + q + 1)
+                .is_none_or(|(_, b)| matches!(b, b',' | b'}'))
+        })
+    }
+
+    /// True when a `:` inside a key ends the key (its closing quote is missing).
+    fn colon_ends_key(&self, at: usize) -> bool {
+        let limit = (at + WINDOW).min(self.b.len());
+        let rest = self.b.get(at + 1..limit).unwrap_or_default();
+        memchr::memchr(b'"', rest)
+            .is_none_or(|i| self.next_solid(at + 2 + i).is_none_or(|(_, b)| b != b':'))
+    }
+
+    /// The text ended inside the string: close it, giving back trailing closing brackets
+    /// (and fence backticks) that the open containers need.
+    fn unterminated(&mut self, st: &mut Str) {
+        let eof = self.b.len();
+        if st.ctx != Ctx::Key {
+            let k = self.closer_suffix();
+            let suffix = self.b.get(eof - k..).unwrap_or_default();
+            if k > 0 && st.out.as_bytes().ends_with(suffix) {
+                st.out.truncate(st.out.len() - k);
+                self.pos = eof - k;
+            }
+        }
+        let trimmed = st.out.trim_end().len();
+        st.out.truncate(trimmed);
+        self.record(Rule::UnterminatedString, st.start, eof, "\"");
+    }
+
+    /// Length of the trailing run of blanks, backticks and closing brackets that close the
+    /// innermost open containers in order.
+    fn closer_suffix(&self) -> usize {
+        let mut closers = Vec::new();
+        let mut i = self.b.len();
+        let mut cut = i;
+        while i > 0 && closers.len() <= self.stack.len() {
+            let b = self.b[i - 1];
+            if matches!(b, b'}' | b']' | b')') {
+                closers.push(b);
+            } else if !(b.is_ascii_whitespace() || b == b'`') {
+                break;
+            }
+            i -= 1;
+            cut = i;
+        }
+        closers.reverse();
+        let n = self.stack.len();
+        let matches = closers.len() <= n
+            && closers
+                .iter()
+                .enumerate()
+                .all(|(j, &c)| closes(self.stack[n - 1 - j], c));
+        if matches { self.b.len() - cut } else { 0 }
+    }
+
+    /// Reads an escape sequence at the backslash.
+    fn escape(&mut self, st: &mut Str) {
+        let at = self.pos;
+        let Some(c) = self.byte_at(at + 1) else {
+            st.out.push('\\');
+            self.pos += 1;
+            return;
+        };
+        let decoded = match c {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode_escape(st),
+            b'\'' | b'`' => {
+                self.record(Rule::InvalidEscape, at, at + 2, self.text(at + 1, at + 2));
+                char::from(c)
+            }
+            0xE2 if self.quote_at(at + 1).is_some() => {
+                self.record(Rule::InvalidEscape, at, at + 1, "");
+                self.pos += 1;
+                return;
+            }
+            _ => {
+                self.record(Rule::InvalidEscape, at, at + 2, "\\\\");
+                st.out.push('\\');
+                self.pos += 1;
+                return;
+            }
+        };
+        st.out.push(decoded);
+        self.pos += 2;
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = self.b.get(at..at + 4)?;
+        let text = std::str::from_utf8(digits).ok()?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        u32::from_str_radix(text, 16).ok()
+    }
+
+    fn unicode_escape(&mut self, st: &mut Str) {
+        let at = self.pos;
+        let Some(code) = self.hex4(at + 2) else {
+            self.record(Rule::InvalidEscape, at, at + 2, "\\\\u");
+            st.out.push('\\');
+            self.pos += 1;
+            return;
+        };
+        self.pos += 6;
+        if (0xD800..0xDC00).contains(&code)
+            && self.b.get(self.pos..self.pos + 2) == Some(b"\\u")
+            && let Some(low) = self.hex4(self.pos + 2)
+            && (0xDC00..0xE000).contains(&low)
+        {
+            self.pos += 6;
+            let c = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            st.out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+            return;
+        }
+        if let Some(c) = char::from_u32(code) {
+            st.out.push(c);
+        } else {
+            self.record(Rule::InvalidEscape, at, self.pos, "\u{fffd}");
+            st.out.push('\u{fffd}');
+        }
+    }
+}
+
+/// True when `closer` closes a container opened with `opener`.
+pub(crate) fn closes(opener: u8, closer: u8) -> bool {
+    matches!((opener, closer), (b'{', b'}') | (b'[', b']') | (b'(', b')'))
+}

@@ -1,0 +1,124 @@
+//! The top level of one payload region: the first value, then whatever follows it (more
+//! values, members of an object closed too early, stray brackets, trailing prose).
+
+use serde_json::Value;
+
+use super::{Ctx, Fatal, Parser, RawRepair};
+use crate::rules::Rule;
+
+/// What one region of text held.
+#[derive(Debug, Default)]
+pub(crate) struct Payload {
+    /// Top-level values with their byte ranges.
+    pub values: Vec<(Value, usize, usize)>,
+    /// True when the values were separated by commas (a list missing its brackets).
+    pub comma_separated: bool,
+    pub repairs: Vec<RawRepair>,
+    pub fatal: Option<Fatal>,
+    /// True when the text ended inside a value.
+    pub truncated: bool,
+}
+
+/// Parses the values in `src[start..end]`; offsets stay relative to `src`.
+pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize) -> Payload {
+    let region = src.get(..end).unwrap_or(src);
+    let mut p = Parser::new(region, start, max_depth);
+    let mut out = Payload::default();
+    let mut after_comma = false;
+    loop {
+        p.skip_blank();
+        if p.at_end() || p.fatal.is_some() {
+            break;
+        }
+        let at = p.pos;
+        let first = out.values.is_empty();
+        if p.at_stop() {
+            p.record(Rule::Prose, at, region.len(), "");
+            break;
+        }
+        match p.peek() {
+            Some(b',') if !first => {
+                p.pos += 1;
+                if merge_members(&mut p, &mut out.values) {
+                    continue;
+                }
+                out.comma_separated = true;
+                after_comma = true;
+                continue;
+            }
+            Some(b'}' | b']' | b')') if !first => {
+                p.pos += 1;
+                p.record(Rule::ExtraClosingBracket, at, p.pos, "");
+                continue;
+            }
+            Some(b'{' | b'[') => {}
+            Some(_) if first || after_comma => {}
+            Some(_) => {
+                p.record(Rule::Prose, at, region.len(), "");
+                break;
+            }
+            None => break,
+        }
+        after_comma = false;
+        match p.value(Ctx::Top) {
+            Some(v) => out.values.push((v, at, p.pos)),
+            None if p.pos == at => {
+                p.pos += p.text(at, at + 1).len().max(1);
+                p.record(Rule::StrayText, at, p.pos, "");
+            }
+            None => {}
+        }
+    }
+    out.truncated = p.repairs.iter().any(|r| {
+        r.end >= region.len()
+            && matches!(
+                r.rule,
+                Rule::MissingClosingBracket | Rule::UnterminatedString
+            )
+    });
+    out.repairs = p.repairs;
+    out.fatal = p.fatal;
+    out
+}
+
+/// `{"a": 1}, "b": 2}`: members written after the object was closed go into that object.
+fn merge_members(p: &mut Parser<'_>, values: &mut [(Value, usize, usize)]) -> bool {
+    let Some((Value::Object(map), _, end)) = values.last_mut() else {
+        return false;
+    };
+    let Some((i, b)) = p.next_solid(p.pos) else {
+        return false;
+    };
+    let key_follows = if p.quote_at(i).is_some() {
+        p.quoted_key_at(i)
+    } else {
+        b.is_ascii_alphabetic() && bare_key_at(p, i)
+    };
+    if !key_follows {
+        return false;
+    }
+    p.record(Rule::MergedObject, *end - 1, *end, "");
+    if !p.open(b'{') {
+        return true;
+    }
+    let mut set = Vec::new();
+    p.members(map, &mut set);
+    p.stack.pop();
+    for key in set {
+        map.entry(key).or_insert(Value::Null);
+    }
+    *end = p.pos;
+    true
+}
+
+fn bare_key_at(p: &Parser<'_>, mut i: usize) -> bool {
+    let start = i;
+    while p
+        .byte_at(i)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && i - start < 64
+    {
+        i += 1;
+    }
+    p.next_solid(i).map(|(_, b)| b) == Some(b':')
+}

@@ -1,0 +1,50 @@
+use rectify_core::{Diagnostic, Format, Repair, Report};
+use serde_json::Value;
+
+/// The result of [`crate::repair`]: the recovered value (if any), every candidate found, the
+/// repairs and the diagnostics.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Repaired {
+    /// The value, when one could be recovered with the repairs the options allow.
+    pub value: Option<Value>,
+    /// Every top-level value found in the text, in order, before coercion.
+    pub candidates: Vec<Value>,
+    /// The repairs applied to obtain `value`; when `value` is `None` because a repair was not
+    /// allowed (unsafe or strict), the repairs that would have been applied.
+    pub repairs: Vec<Repair>,
+    /// Errors (no payload, too deep, repair not allowed, schema mismatch) and warnings
+    /// (truncated text, ambiguous choice).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The format the payload was read as.
+    pub format: Option<Format>,
+}
+
+impl Repaired {
+    /// True when a value was recovered and no diagnostic is an error.
+    pub fn is_valid(&self) -> bool {
+        self.value.is_some() && !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// True when the text needed no repair at all.
+    pub fn is_unchanged(&self) -> bool {
+        self.repairs.is_empty()
+    }
+
+    /// The shared report: value, diagnostics and repairs.
+    pub fn into_report(self) -> Report {
+        Report::new(self.value, self.diagnostics, self.repairs)
+    }
+
+    /// The repaired value as compact JSON text. Numbers keep their text exactly as the
+    /// repair left it (`1.50` stays `1.50`); `None` when no value was recovered.
+    pub fn to_json(&self) -> Option<String> {
+        self.value.as_ref().map(Value::to_string)
+    }
+
+    /// The repaired value as JSON text indented by two spaces, numbers kept exactly.
+    pub fn to_json_pretty(&self) -> Option<String> {
+        let value = self.value.as_ref()?;
+        serde_json::to_string_pretty(value).ok()
+    }
+}

@@ -1,0 +1,121 @@
+//! The catalogue of repair rules: one stable code, one applicability and one line of summary
+//! each. The full description of every rule lives in `docs/rules/<code>.md`.
+
+use rectify_core::Applicability;
+
+macro_rules! rules {
+    ($($variant:ident => $code:literal, $safety:ident, $summary:literal;)*) => {
+        /// A repair rule. Every [`rectify_core::Repair`] produced by this crate carries the
+        /// code of one of these.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Rule {
+            $(
+                #[doc = $summary]
+                $variant,
+            )*
+        }
+
+        impl Rule {
+            /// Every rule, in catalogue order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+
+            /// The stable code, such as `json.trailing_comma`.
+            pub fn code(self) -> &'static str {
+                match self { $(Rule::$variant => $code,)* }
+            }
+
+            /// Whether the rule can change the meaning the model intended.
+            pub fn applicability(self) -> Applicability {
+                match self { $(Rule::$variant => Applicability::$safety,)* }
+            }
+
+            /// One line saying what the rule does.
+            pub fn summary(self) -> &'static str {
+                match self { $(Rule::$variant => $summary,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    CodeFence => "extract.code_fence", Safe, "Takes the payload out of a Markdown code fence.";
+    Prose => "extract.prose", Safe, "Drops prose before or after the payload.";
+    MultipleValues => "extract.multiple_values", Unsafe, "Chooses or combines several top-level values.";
+    EscapedDocument => "extract.escaped_document", Safe, "Unescapes a document whose quotes are all backslash-escaped.";
+    InvalidUtf8 => "text.invalid_utf8", Unsafe, "Replaces bytes that are not UTF-8 with U+FFFD.";
+    TrailingComma => "json.trailing_comma", Safe, "Removes a comma before a closing bracket.";
+    ExtraComma => "json.extra_comma", Safe, "Removes a leading or doubled comma.";
+    MissingComma => "json.missing_comma", Safe, "Inserts a missing comma between two values or members.";
+    MissingColon => "json.missing_colon", Safe, "Inserts a missing colon between a key and its value.";
+    MissingClosingBracket => "json.missing_closing_bracket", Safe, "Closes brackets left open at the end of the text.";
+    ExtraClosingBracket => "json.extra_closing_bracket", Safe, "Drops a closing bracket that closes nothing.";
+    MismatchedBracket => "json.mismatched_bracket", Safe, "Replaces a closing bracket of the wrong kind.";
+    MissingOpeningBrace => "json.missing_opening_brace", Unsafe, "Wraps `\"key\": value` found in an array into an object.";
+    UnquotedKey => "json.unquoted_key", Safe, "Quotes an object key written without quotes.";
+    UnquotedValue => "json.unquoted_value", Safe, "Quotes a one-word value written without quotes.";
+    UnquotedText => "json.unquoted_text", Unsafe, "Quotes several words of unquoted text as one string.";
+    SingleQuotes => "json.single_quotes", Safe, "Replaces single quotes around a string with double quotes.";
+    CurlyQuotes => "json.curly_quotes", Safe, "Replaces typographic quotes around a string with double quotes.";
+    BacktickQuotes => "json.backtick_quotes", Safe, "Replaces backticks around a string with double quotes.";
+    UnescapedQuote => "json.unescaped_quote", Unsafe, "Escapes a quote inside a string that did not end it.";
+    MissingClosingQuote => "json.missing_closing_quote", Unsafe, "Ends a string that ran into the next member.";
+    UnterminatedString => "json.unterminated_string", Safe, "Ends a string cut off by the end of the text.";
+    MissingOpeningQuote => "json.missing_opening_quote", Unsafe, "Drops a stray closing quote after an unquoted value.";
+    DoubledQuote => "json.doubled_quote", Unsafe, "Reads `\"\"x\"\"` as `\"x\"`.";
+    ControlCharacter => "json.control_character", Safe, "Escapes a raw control character inside a string.";
+    InvalidEscape => "json.invalid_escape", Safe, "Keeps an invalid escape such as `\\s` as literal text.";
+    Comment => "json.comment", Safe, "Removes a `//`, `/* */` or `#` comment.";
+    PythonLiteral => "json.python_literal", Safe, "Turns `True`, `False` and `None` into `true`, `false` and `null`.";
+    KeywordCase => "json.keyword_case", Safe, "Lowercases `TRUE`, `Null` and other miscased keywords.";
+    Undefined => "json.undefined", Safe, "Turns JavaScript `undefined` into `null`.";
+    NonFiniteNumber => "json.non_finite_number", Unsafe, "Turns `NaN` and `Infinity` into `null`.";
+    Tuple => "json.tuple", Safe, "Turns a parenthesised tuple into an array.";
+    Ellipsis => "json.ellipsis", Safe, "Drops a `...` placeholder.";
+    StringConcatenation => "json.string_concatenation", Safe, "Joins `\"a\" + \"b\"` into one string.";
+    NumberFormat => "json.number_format", Safe, "Normalises `.5`, `1.`, `+1`, `1e` and `1_000`.";
+    LeadingZeros => "json.leading_zeros", Unsafe, "Drops leading zeros of a number such as `007`.";
+    CallWrapper => "json.call_wrapper", Safe, "Unwraps `ObjectId(\"...\")`, `NumberLong(...)` and JSONP calls.";
+    TruncatedMember => "json.truncated_member", Safe, "Drops a key cut off by the end of the text before its value.";
+    MissingValue => "json.missing_value", Unsafe, "Fills a member that has a key but no value with `null`.";
+    DuplicateKey => "json.duplicate_key", Unsafe, "Keeps the last of several members with the same key.";
+    StrayText => "json.stray_text", Unsafe, "Drops text that is not part of any value.";
+    SetToArray => "json.set_to_array", Unsafe, "Turns a set-like `{\"a\", \"b\"}` into an array.";
+    MergedObject => "json.merged_object", Unsafe, "Merges members written after an object was closed too early.";
+    ArrayContinuation => "json.array_continuation", Unsafe, "Appends an array written where a key was expected to the previous array.";
+    NumberFromString => "coerce.string_to_number", Safe, "Turns a numeric string into the number the schema wants.";
+    BooleanFromString => "coerce.string_to_boolean", Safe, "Turns `\"true\"`/`\"false\"` into the boolean the schema wants.";
+    BooleanFromWord => "coerce.loose_boolean", Unsafe, "Turns `\"yes\"`, `\"no\"`, `1` or `0` into the boolean the schema wants.";
+    StringFromScalar => "coerce.scalar_to_string", Safe, "Turns a number into the string the schema wants.";
+    WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";
+    UnwrapArray => "coerce.unwrap_array", Safe, "Takes the only element of an array where the schema wants a scalar.";
+    EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
+    KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
+    EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";
+    SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
+    DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";
+    YamlTabs => "yaml.tabs", Safe, "Replaces tabs used for indentation with spaces.";
+    YamlColonValue => "yaml.colon_in_value", Safe, "Quotes a plain value that contains `: `.";
+}
+
+impl Rule {
+    /// The rule with this code, if any.
+    pub fn from_code(code: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.code() == code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for rule in Rule::ALL {
+            assert!(seen.insert(rule.code()), "duplicate {}", rule.code());
+            assert_eq!(Rule::from_code(rule.code()), Some(*rule));
+        }
+        assert_eq!(Rule::from_code("nope"), None);
+    }
+}

@@ -1,0 +1,114 @@
+//! Hostile and degenerate input: a clear result or diagnostic, never a panic or a hang.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rectify_repair::{RepairOptions, repair, repair_bytes};
+
+fn codes(out: &rectify_repair::Repaired) -> Vec<&str> {
+    out.diagnostics.iter().map(|d| d.code.as_str()).collect()
+}
+
+#[test]
+fn empty_whitespace_and_prose_have_no_payload() {
+    for text in [
+        "",
+        "   \n\t ",
+        "Sorry, I cannot help with that.",
+        "/",
+        "]",
+        "}",
+    ] {
+        let out = repair(text, &RepairOptions::default());
+        assert!(out.value.is_none(), "{text:?}");
+        assert_eq!(codes(&out), vec!["extract.no_payload"], "{text:?}");
+    }
+    let out = repair("", &RepairOptions::default());
+    assert_eq!(out.diagnostics[0].message, "the text is empty");
+}
+
+#[test]
+fn a_hundred_thousand_open_brackets_stop_at_the_depth_limit() {
+    for unit in ["[", "{\"a\":", "{a: [", "("] {
+        let text = unit.repeat(100_000);
+        let out = repair(&text, &RepairOptions::default().with_unsafe(true));
+        assert!(out.value.is_none(), "{unit}");
+        assert_eq!(codes(&out), vec!["parse.depth"], "{unit}");
+        let span = out.diagnostics[0].location.span.unwrap();
+        assert!(span.start > 0);
+    }
+}
+
+#[test]
+fn nesting_below_the_limit_is_repaired() {
+    let text = "[".repeat(100);
+    let out = repair(&text, &RepairOptions::default());
+    assert!(out.is_valid());
+    let closers = out
+        .repairs
+        .iter()
+        .filter(|r| r.code == "json.missing_closing_bracket");
+    assert_eq!(closers.count(), 100);
+    assert!(codes(&out).contains(&"repair.truncated"));
+}
+
+#[test]
+fn a_fifty_megabyte_string_valid_or_cut_off() {
+    let body = "x".repeat(50 * 1024 * 1024);
+    let valid = format!("{{\"a\": \"{body}\"}}");
+    let out = repair(&valid, &RepairOptions::default());
+    assert!(out.is_unchanged());
+    assert_eq!(
+        out.value.unwrap()["a"].as_str().map(str::len),
+        Some(body.len())
+    );
+    let cut = format!("{{'a': '{body}");
+    let out = repair(&cut, &RepairOptions::default());
+    assert!(out.is_valid(), "{:?}", out.diagnostics);
+    assert_eq!(
+        out.value.unwrap()["a"].as_str().map(str::len),
+        Some(body.len())
+    );
+}
+
+#[test]
+fn invalid_utf8_is_an_unsafe_repair_that_says_where() {
+    let bytes = b"{\"a\":\n \"x\xffy\"}";
+    let out = repair_bytes(bytes, &RepairOptions::default());
+    assert!(out.value.is_none());
+    let d = &out.diagnostics[0];
+    assert_eq!(d.code, "repair.unsafe");
+    assert!(d.message.contains("text.invalid_utf8"));
+    let span = d.location.span.unwrap();
+    assert_eq!((span.line, span.column), (2, 4));
+    let out = repair_bytes(bytes, &RepairOptions::default().with_unsafe(true));
+    assert_eq!(out.value.unwrap()["a"], "x\u{fffd}y");
+    let out = repair_bytes(b"{\"a\": 1}", &RepairOptions::default());
+    assert!(out.is_valid() && out.is_unchanged());
+}
+
+#[test]
+fn nul_bytes_are_escaped_inside_strings_and_dropped_outside() {
+    let out = repair("{\"a\": \"x\0y\"}", &RepairOptions::default());
+    assert_eq!(out.value.unwrap()["a"], "x\u{0}y");
+    let out = repair("{\0\"a\": 1}", &RepairOptions::default().with_unsafe(true));
+    assert_eq!(out.value.unwrap()["a"], 1);
+    let out = repair("\0\0\0", &RepairOptions::default());
+    assert!(out.value.is_none());
+}
+
+#[test]
+fn pathological_quotes_and_brackets_finish() {
+    let inputs = [
+        "{\"a\": \"".to_owned() + &"\" x ".repeat(50_000),
+        "[".to_owned() + &"\"a\" \"".repeat(50_000),
+        "{".to_owned() + &"a: b, ".repeat(50_000),
+        "[".to_owned() + &"}".repeat(50_000),
+        "{\"a\": \"".to_owned() + &", b: ".repeat(50_000),
+        "```".repeat(50_000),
+        "{".to_owned() + &":".repeat(100_000),
+    ];
+    for text in &inputs {
+        let out = repair(text, &RepairOptions::default().with_unsafe(true));
+        assert!(out.value.is_some() || !out.diagnostics.is_empty());
+    }
+}

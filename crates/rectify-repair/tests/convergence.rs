@@ -1,0 +1,110 @@
+//! Repairs converge: repairing the output again changes nothing, and valid JSON comes back
+//! as the same value — through the fast path and through the lenient parser alike.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use proptest::prelude::*;
+use rectify_repair::testing::parse_lenient;
+use rectify_repair::{RepairOptions, repair};
+use serde_json::Value;
+
+fn corpus_inputs() -> Vec<String> {
+    let corpus = include_str!("corpus/json_repair.jsonl").lines();
+    let fixtures = include_str!("fixtures/rules.jsonl").lines();
+    corpus
+        .chain(fixtures)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["input"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn repairing_the_output_again_changes_nothing() {
+    let options = RepairOptions::default().with_unsafe(true);
+    for input in corpus_inputs() {
+        let first = repair(&input, &options);
+        let Some(text) = first.to_json() else {
+            continue;
+        };
+        for again in [text.clone(), first.to_json_pretty().unwrap()] {
+            let second = repair(&again, &options);
+            assert!(
+                second.is_unchanged(),
+                "{input:?} → {text}: {:?}",
+                second.repairs
+            );
+            assert_eq!(second.value, first.value, "{input:?}");
+            assert_eq!(
+                second.to_json().as_deref(),
+                Some(text.as_str()),
+                "{input:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn valid_corpus_inputs_parse_the_same_leniently() {
+    let strict = RepairOptions::default().with_strict(true);
+    for input in corpus_inputs() {
+        let Ok(expected) = serde_json::from_str::<Value>(&input) else {
+            continue;
+        };
+        let out = repair(&input, &strict);
+        if out.repairs.iter().any(|r| r.code == "json.duplicate_key") {
+            continue;
+        }
+        assert!(out.is_unchanged(), "{input:?}: {:?}", out.repairs);
+        assert_eq!(out.value, Some(expected), "{input:?}");
+    }
+}
+
+/// Number text survives repair (serde_json spells exponents as `e+`, so `1e+400` is used).
+#[test]
+fn number_text_is_kept_exactly() {
+    let text = "{\"a\": 1.50, \"b\": 1e+400, \"c\": 12345678901234567890123, \"d\": -0.0}";
+    let out = repair(text, &RepairOptions::default());
+    assert_eq!(
+        out.to_json().unwrap(),
+        text.replace(": ", ":").replace(", ", ",")
+    );
+    let broken = format!("{},", &text[..text.len() - 1]);
+    let out = repair(&broken, &RepairOptions::default());
+    assert_eq!(
+        out.to_json().unwrap(),
+        text.replace(": ", ":").replace(", ", ",")
+    );
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1.0e6f64..1.0e6).prop_map(Value::from),
+        "[ -~\\n\\t\"\\\\é☺]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(("[a-z\"\\\\ ]{0,6}", inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn lenient_parser_reads_valid_json_like_serde(v in json_value(), pretty in any::<bool>()) {
+        let text = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
+        let expected: Value = serde_json::from_str(&text).unwrap();
+        let (value, repairs) = parse_lenient(&text);
+        prop_assert!(repairs.is_empty(), "{}: {:?}", text, repairs);
+        prop_assert_eq!(value, Some(expected));
+    }
+}

@@ -1,0 +1,160 @@
+//! One fixture per repair rule (`tests/fixtures/rules.jsonl`): the rule fires, the value is
+//! the expected one, and its safety is enforced — a safe rule applies by default, an unsafe
+//! one only when allowed (otherwise an error names it and no value comes back).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rectify_core::Applicability;
+use rectify_repair::{RepairOptions, Rule, repair};
+use serde_json::Value;
+
+struct Fixture {
+    rule: Rule,
+    input: String,
+    schema: Option<Value>,
+    expected: Value,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    include_str!("fixtures/rules.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let code = v["rule"].as_str().unwrap();
+            Fixture {
+                rule: Rule::from_code(code).unwrap_or_else(|| panic!("unknown rule {code}")),
+                input: v["input"].as_str().unwrap().to_owned(),
+                schema: v.get("schema").cloned(),
+                expected: v["expected"].clone(),
+            }
+        })
+        .collect()
+}
+
+fn options(f: &Fixture) -> RepairOptions {
+    let options = RepairOptions::default();
+    match &f.schema {
+        Some(s) => options.with_schema(s.clone()),
+        None => options,
+    }
+}
+
+#[test]
+fn every_rule_fires_on_its_fixture_with_the_expected_value() {
+    for f in fixtures() {
+        let out = repair(&f.input, &options(&f).with_unsafe(true));
+        let code = f.rule.code();
+        assert!(
+            out.repairs.iter().any(|r| r.code == code),
+            "{code}: rule did not fire; repairs {:?}",
+            out.repairs.iter().map(|r| &r.code).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            out.value.as_ref(),
+            Some(&f.expected),
+            "{code}: {:?}",
+            out.diagnostics
+        );
+        assert!(out.is_valid(), "{code}: {:?}", out.diagnostics);
+    }
+}
+
+#[test]
+fn unsafe_rules_need_permission_and_safe_rules_do_not() {
+    for f in fixtures() {
+        let out = repair(&f.input, &options(&f));
+        let code = f.rule.code();
+        let needs_unsafe = out
+            .repairs
+            .iter()
+            .any(|r| r.applicability == Applicability::Unsafe);
+        if f.rule.applicability() == Applicability::Unsafe {
+            assert!(
+                out.value.is_none(),
+                "{code}: unsafe rule applied without permission"
+            );
+            assert!(
+                out.diagnostics
+                    .iter()
+                    .any(|d| d.code == "repair.unsafe" && d.message.contains(code)),
+                "{code}: {:?}",
+                out.diagnostics
+            );
+        } else if !needs_unsafe {
+            assert_eq!(out.value.as_ref(), Some(&f.expected), "{code}");
+        }
+    }
+}
+
+#[test]
+fn strict_mode_turns_every_needed_repair_into_an_error() {
+    for f in fixtures() {
+        let out = repair(&f.input, &options(&f).with_strict(true));
+        assert!(out.value.is_none(), "{}", f.rule.code());
+        assert!(out.diagnostics.iter().any(|d| d.code == "repair.strict"));
+    }
+}
+
+#[test]
+fn every_json_extract_and_coerce_rule_has_a_fixture() {
+    let covered: Vec<Rule> = fixtures().iter().map(|f| f.rule).collect();
+    let missing: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|r| !covered.contains(r))
+        .filter(|r| !r.code().starts_with("yaml.") && r.code() != "text.invalid_utf8")
+        .map(|r| r.code())
+        .collect();
+    assert!(missing.is_empty(), "rules without a fixture: {missing:?}");
+}
+
+#[test]
+fn repairs_say_where_they_happened() {
+    let out = repair("{\n  \"a\": [1, 2,],\n}", &RepairOptions::default());
+    let comma = out
+        .repairs
+        .iter()
+        .find(|r| r.code == "json.trailing_comma")
+        .unwrap();
+    assert_eq!(comma.location.pointer, "/a");
+    let span = comma.location.span.unwrap();
+    assert_eq!((span.line, span.column), (2, 13));
+    assert_eq!(comma.before, ",");
+}
+
+#[test]
+fn ambiguous_enum_is_a_diagnostic_not_a_guess() {
+    let schema = serde_json::json!({"properties": {"s": {"enum": ["in-progress", "in_progress"]}}});
+    let out = repair(
+        "{\"s\": \"In Progress\"}",
+        &RepairOptions::default().with_schema(schema),
+    );
+    assert_eq!(out.value.unwrap()["s"], "In Progress");
+    assert!(out.diagnostics.iter().any(|d| d.code == "repair.ambiguous"));
+}
+
+#[test]
+fn schema_picks_the_fitting_candidate() {
+    let schema = serde_json::json!({"type": "object", "required": ["id"]});
+    let text = "```json\n{\"name\": \"x\"}\n```\nor\n```json\n{\"id\": 3}\n```";
+    let out = repair(
+        text,
+        &RepairOptions::default()
+            .with_schema(schema.clone())
+            .with_unsafe(true),
+    );
+    assert_eq!(out.value.unwrap(), serde_json::json!({"id": 3}));
+    assert_eq!(out.candidates.len(), 2);
+    let text = "{\"id\": 1} {\"id\": 2}";
+    let out = repair(
+        text,
+        &RepairOptions::default()
+            .with_schema(schema)
+            .with_unsafe(true),
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.ambiguous_candidates")
+    );
+}
