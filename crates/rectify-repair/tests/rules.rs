@@ -158,3 +158,22 @@ fn schema_picks_the_fitting_candidate() {
             .any(|d| d.code == "repair.ambiguous_candidates")
     );
 }
+
+#[test]
+fn every_rule_is_documented_with_its_safety() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
+    for rule in Rule::ALL {
+        let path = dir.join(format!("{}.md", rule.code()));
+        let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let safety = match rule.applicability() {
+            Applicability::Safe => "**Safety:** safe",
+            Applicability::Unsafe => "**Safety:** unsafe",
+        };
+        assert!(
+            doc.contains(safety),
+            "{}: safety not documented",
+            rule.code()
+        );
+        assert!(doc.contains("## Why"), "{}", rule.code());
+    }
+}
