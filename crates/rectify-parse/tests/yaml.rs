@@ -276,6 +276,15 @@ fn deep_flow_nesting_is_refused_without_recursion() {
     assert_eq!(line_col(&d), (1, 256));
     let text = "{a: ".repeat(100_000);
     assert_eq!(depth_error(&text, &Limits::default()).code, "parse.depth");
+    let limits = Limits {
+        max_depth: 1_000,
+        ..Limits::default()
+    };
+    let d = depth_error(&"[".repeat(300), &limits);
+    assert_eq!(
+        d.message, "the document is nested more than 255 levels deep",
+        "saphyr's own cap"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //!   JSON equivalent: they stay strings with a `yaml.non_finite` warning. Keys that are not
 //!   strings become their source text (`1: a` → `"1"`); a collection used as a key becomes its
 //!   JSON text with a `yaml.complex_key` warning.
+//!   YAML 1.1 merge keys (`<<: *base`) are not part of YAML 1.2 and stay ordinary keys.
 //! - **Spans**: every value (including mapping values, under their key) has a byte range in
 //!   the source; saphyr counts characters and `yaml/offsets.rs` converts. A value reached through an
 //!   alias is located at the alias.
@@ -18,7 +19,9 @@
 //! - **Duplicate keys** are errors (`yaml.duplicate_key`, pointing at the second key); the
 //!   document is still produced with the last value.
 //! - **Depth** beyond `Limits::max_depth` (aliases included) is `parse.depth`; the tree is
-//!   built with an explicit stack, so no input can overflow the call stack.
+//!   built with an explicit stack, so no input can overflow the call stack while reading.
+//!   saphyr itself refuses more than 255 nested flow collections (also `parse.depth`). Keep
+//!   `max_depth` in the hundreds: `serde_json::Value` is dropped and compared recursively.
 //! - **Syntax errors** are `parse.syntax` with line and column (saphyr's message).
 //! - **Several documents** in one stream: the first is read and a `yaml.multi_document`
 //!   warning points at the start of the second; later documents are not parsed.

@@ -3,6 +3,10 @@
 //! saphyr's markers count characters, not bytes. ASCII text needs no conversion; other text
 //! keeps the byte offset of every 64th character, so a lookup walks at most 63 characters
 //! whatever the order of the lookups, and the table costs one `usize` per 64 characters.
+//! Lookups come almost in source order, so the last answer is kept and a lookup shortly after
+//! it walks only the distance between the two.
+
+use std::cell::Cell;
 
 const STEP: usize = 64;
 
@@ -11,6 +15,8 @@ pub(crate) struct Offsets<'a> {
     text: &'a str,
     base: usize,
     checkpoints: Option<Vec<usize>>,
+    /// The last lookup: character index and byte offset in the fragment.
+    last: Cell<(usize, usize)>,
 }
 
 impl<'a> Offsets<'a> {
@@ -26,6 +32,7 @@ impl<'a> Offsets<'a> {
             text,
             base,
             checkpoints,
+            last: Cell::new((0, 0)),
         }
     }
 
@@ -35,14 +42,20 @@ impl<'a> Offsets<'a> {
         let Some(checkpoints) = &self.checkpoints else {
             return self.base + index.min(self.text.len());
         };
-        let Some(&from) = checkpoints.get(index / STEP) else {
+        let (last_index, last_byte) = self.last.get();
+        let (from, skip) = if index >= last_index && index - last_index < STEP {
+            (last_byte, index - last_index)
+        } else if let Some(&from) = checkpoints.get(index / STEP) {
+            (from, index % STEP)
+        } else {
             return self.base + self.text.len();
         };
         let within = self
             .text
             .get(from..)
-            .and_then(|rest| rest.char_indices().nth(index % STEP))
+            .and_then(|rest| rest.char_indices().nth(skip))
             .map_or(self.text.len(), |(at, _)| from + at);
+        self.last.set((index, within));
         self.base + within
     }
 }

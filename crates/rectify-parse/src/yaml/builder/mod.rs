@@ -2,17 +2,19 @@
 //! containers live on an explicit stack, so nesting depth costs heap, not stack, and is
 //! refused past `Limits::max_depth`.
 
-use rectify_core::{SpanMapBuilder, push_pointer};
-use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, StrInput, Tag};
+use rectify_core::SpanMapBuilder;
+use saphyr_parser::{Event, Parser, ScalarStyle, StrInput, Tag};
 use serde_json::{Value, map::Entry};
 
 use super::Fragment;
-use super::anchors::{Anchored, Anchors, Refused, Usage};
+use super::anchors::{Anchored, Anchors, Usage};
 use super::frame::{Frame, Items, PendingKey};
 use super::offsets::Offsets;
 use super::problem::{Problem, Problems};
-use super::scalar::{self, Note};
+use super::scalar;
 use crate::Limits;
+
+mod problems;
 
 type Step = Result<(), Problem>;
 
@@ -287,7 +289,7 @@ impl<'a> Builder<'a> {
         self.frames.last().is_some_and(Frame::wants_key)
     }
 
-    fn set_key(&mut self, text: String, range: (usize, usize)) {
+    pub(super) fn set_key(&mut self, text: String, range: (usize, usize)) {
         if let Some(Frame {
             items: Items::Map(_, pending),
             ..
@@ -311,7 +313,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The JSON Pointer of the value being read.
-    fn pointer_here(&self) -> String {
+    pub(super) fn pointer_here(&self) -> String {
         let mut pointer = String::new();
         for frame in &self.frames {
             frame.push_child_segment(&mut pointer);
@@ -329,137 +331,5 @@ impl<'a> Builder<'a> {
             spans: self.spans.finish(),
             problems: self.problems,
         }
-    }
-}
-
-// Problems.
-impl Builder<'_> {
-    fn syntax(&self, error: &ScanError) -> Problem {
-        let at = self.offsets.byte(error.marker().index());
-        let end = self
-            .source
-            .get(at..)
-            .and_then(|rest| rest.chars().next())
-            .map_or(at, |c| at + c.len_utf8());
-        if error.info().contains("recursion limit") {
-            return self.too_deep((at, end));
-        }
-        Problem::error(
-            "parse.syntax",
-            "",
-            (at, end),
-            format!("invalid YAML: {}", error.info()),
-        )
-    }
-
-    fn too_deep(&self, range: (usize, usize)) -> Problem {
-        Problem::error(
-            "parse.depth",
-            &self.pointer_here(),
-            range,
-            format!(
-                "the document is nested more than {} levels deep",
-                self.limits.max_depth
-            ),
-        )
-        .expected(format!(
-            "at most {} levels of nesting",
-            self.limits.max_depth
-        ))
-    }
-
-    fn refused(&self, refused: Refused, range: (usize, usize)) -> Problem {
-        let (limit, what) = match refused {
-            Refused::Nodes(limit) => (limit, "nodes"),
-            Refused::Bytes(limit) => (limit, "bytes of text"),
-        };
-        Problem::error(
-            "yaml.alias_limit",
-            &self.pointer_here(),
-            range,
-            format!(
-                "aliases expand to more than {limit} {what} (an alias bomb?); the document was not read"
-            ),
-        )
-        .expected(format!("aliases that expand to at most {limit} {what}"))
-    }
-
-    fn recursive_alias(&self, range: (usize, usize)) -> Problem {
-        let name = self.source.get(range.0..range.1).unwrap_or("*");
-        Problem::error(
-            "yaml.recursive_alias",
-            &self.pointer_here(),
-            range,
-            format!(
-                "alias `{name}` refers to a node that contains it; JSON cannot represent a cycle"
-            ),
-        )
-    }
-
-    fn duplicate_key(&mut self, key: &str, range: (usize, usize)) {
-        let depth = self.frames.len().saturating_sub(1);
-        let mut pointer = String::new();
-        for frame in self.frames.get(..depth).unwrap_or_default() {
-            frame.push_child_segment(&mut pointer);
-        }
-        push_pointer(&mut pointer, key);
-        self.problems.push(
-            Problem::error(
-                "yaml.duplicate_key",
-                &pointer,
-                range,
-                format!("duplicate key `{key}`; the last value is used"),
-            )
-            .expected("each key at most once per mapping"),
-        );
-    }
-
-    /// A collection (or an alias to one) used as a mapping key: its JSON text becomes the key.
-    fn complex_key(&mut self, value: Value, range: (usize, usize)) {
-        let text = match value {
-            Value::String(s) => s,
-            Value::Array(_) | Value::Object(_) => {
-                let text = value.to_string();
-                self.problems.push(
-                    Problem::warning(
-                        "yaml.complex_key",
-                        &self.pointer_here(),
-                        range,
-                        format!("a collection is used as a mapping key; the key is its JSON text `{text}`"),
-                    )
-                    .expected("a scalar key"),
-                );
-                text
-            }
-            scalar => scalar.to_string(),
-        };
-        self.set_key(text, range);
-    }
-
-    fn note(&self, note: &Note, text: &str, range: (usize, usize)) -> Problem {
-        let pointer = self.pointer_here();
-        let problem = match note {
-            Note::NonFinite => Problem::warning(
-                "yaml.non_finite",
-                &pointer,
-                range,
-                format!(
-                    "`{text}` has no JSON equivalent (JSON numbers are finite); kept as the string \"{text}\""
-                ),
-            ),
-            Note::OutOfRange => Problem::warning(
-                "yaml.number_range",
-                &pointer,
-                range,
-                format!("integer `{text}` does not fit in 128 bits; kept as a string"),
-            ),
-            Note::TagMismatch(tag) => Problem::warning(
-                "yaml.tag",
-                &pointer,
-                range,
-                format!("`{text}` is not a valid `{tag}` value; kept as a string"),
-            ),
-        };
-        problem.received(text)
     }
 }
