@@ -122,3 +122,11 @@ async fn an_error_object_with_status_200_is_invalid() {
     );
     assert_eq!(server.request_count(), 1);
 }
+
+#[tokio::test]
+async fn a_missing_key_for_the_anthropic_api_is_a_config_error() {
+    let config = rectify_provider::anthropic::AnthropicConfig::new("claude-x");
+    let error = rectify_provider::anthropic::AnthropicProvider::new(config).unwrap_err();
+    assert!(matches!(error.kind, ErrorKind::Config { .. }));
+    assert!(error.to_string().contains("ANTHROPIC_API_KEY"));
+}

@@ -187,21 +187,12 @@ async fn a_hanging_program_is_killed_with_its_whole_group() {
             stderr_tail: Some("working...".into())
         }
     );
-    let pid: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pid = wait_for_pid(&pid_file).await;
     // The grandchild was reparented; give its reaper a moment (bounded), then it must be gone.
-    let mut dead = is_dead(pid);
-    for _ in 0..100 {
-        if dead {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        dead = is_dead(pid);
-    }
-    assert!(dead, "background child {pid} survived the group kill");
+    assert!(
+        wait_until_dead(pid).await,
+        "background child {pid} survived the group kill"
+    );
 }
 
 #[tokio::test]
@@ -315,4 +306,49 @@ async fn a_json_envelope_gives_answer_and_usage() {
 async fn an_empty_program_is_a_config_error() {
     let error = CommandProvider::new(CommandConfig::default()).unwrap_err();
     assert!(matches!(error.kind, ErrorKind::Config { .. }));
+}
+
+#[tokio::test]
+async fn a_cancelled_call_kills_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file: PathBuf = dir.path().join("child.pid");
+    let body = format!("sleep 300 &\necho $! > '{}'\nwait\n", pid_file.display());
+    let config = script(dir.path(), "long.sh", &body);
+    let provider = provider(config);
+    let request = Request::new("x");
+    // The caller gives up (drops the future) once the background child exists, long before
+    // the command's own 600 s timeout.
+    tokio::select! {
+        result = provider.complete(&request) => panic!("the call ended by itself: {result:?}"),
+        pid = wait_for_pid(&pid_file) => {
+            drop(provider);
+            assert!(wait_until_dead(pid).await, "background child {pid} survived the cancelled call");
+        }
+    }
+}
+
+/// Waits (bounded) for a script to write a pid into `file`.
+async fn wait_for_pid(file: &Path) -> u32 {
+    for _ in 0..500 {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            if let Ok(pid) = text.trim().parse() {
+                if text.ends_with('\n') {
+                    return pid;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("no pid written to {}", file.display());
+}
+
+/// Waits (bounded) for `pid` to die; whether it did.
+async fn wait_until_dead(pid: u32) -> bool {
+    for _ in 0..100 {
+        if is_dead(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    is_dead(pid)
 }

@@ -176,3 +176,19 @@ async fn a_huge_chunked_body_is_cut_at_the_limit() {
     let kind = not_retried(reply).await;
     assert_eq!(kind, ErrorKind::TooLarge { limit: 64 * 1024 });
 }
+
+#[tokio::test]
+async fn a_huge_error_body_is_cut_short_in_the_error() {
+    let huge = Reply::raw(500, "text/plain", "e".repeat(1024 * 1024));
+    let server = FakeServer::start([huge]).await.unwrap();
+    let (provider, _) = openai(&server, RetryPolicy::none());
+    let error = provider.complete(&Request::new("x")).await.unwrap_err();
+    let ErrorKind::Http {
+        status: 500, body, ..
+    } = &error.kind
+    else {
+        panic!("unexpected {error:?}");
+    };
+    assert!(body.len() <= 2_000 + '…'.len_utf8(), "{}", body.len());
+    assert_eq!(server.request_count(), 1);
+}

@@ -107,7 +107,11 @@ impl HttpTransport {
     }
 
     async fn try_once(&self, request: reqwest::RequestBuilder) -> Result<String, ErrorKind> {
-        let response = request.send().await.map_err(|e| classify(&e))?;
+        let connect_timeout = self.options.connect_timeout;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| classify(&e, connect_timeout))?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         if !response.status().is_success() {
@@ -170,12 +174,13 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         })
 }
 
-/// Sorts a failed send into the retry taxonomy.
-fn classify(error: &reqwest::Error) -> ErrorKind {
+/// Sorts a failed send into the retry taxonomy. No total timeout is set on the client, so a
+/// timeout reported by reqwest is the connect timeout.
+fn classify(error: &reqwest::Error, connect_timeout: Duration) -> ErrorKind {
     let message = error_chain(error);
     if error.is_timeout() {
         ErrorKind::Timeout {
-            after: Duration::ZERO,
+            after: connect_timeout,
             stderr_tail: None,
         }
     } else if error.is_builder() {
