@@ -330,12 +330,9 @@ async fn a_cancelled_call_kills_the_group() {
 /// Waits (bounded) for a script to write a pid into `file`.
 async fn wait_for_pid(file: &Path) -> u32 {
     for _ in 0..500 {
-        if let Ok(text) = std::fs::read_to_string(file) {
-            if let Ok(pid) = text.trim().parse() {
-                if text.ends_with('\n') {
-                    return pid;
-                }
-            }
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if let (Ok(pid), true) = (text.trim().parse(), text.ends_with('\n')) {
+            return pid;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
