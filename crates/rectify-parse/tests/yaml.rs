@@ -447,3 +447,20 @@ fn collection_keys_become_their_json_text() {
     assert_eq!(only(&parsed).code, "yaml.complex_key");
     assert_eq!(at(parsed.document.as_ref().unwrap(), "/y"), (1, 16, "1"));
 }
+
+#[test]
+fn quoted_and_escaped_keys_are_located() {
+    let text =
+        "\"a\\\"b\": 1\n'it''s': 2\n\"tab\\tkey\": 3\nkey with spaces: 4\n'q\"': 5\n\"é/x\": 6\n";
+    let d = doc(text);
+    assert_eq!(
+        d.value,
+        json!({"a\"b": 1, "it's": 2, "tab\tkey": 3, "key with spaces": 4, "q\"": 5, "é/x": 6})
+    );
+    assert_eq!(at(&d, "/a\"b"), (1, 9, "1"));
+    assert_eq!(at(&d, "/it's"), (2, 10, "2"));
+    assert_eq!(at(&d, "/tab\tkey"), (3, 13, "3"));
+    assert_eq!(at(&d, "/key with spaces"), (4, 18, "4"));
+    assert_eq!(at(&d, "/q\""), (5, 7, "5"));
+    assert_eq!(at(&d, "/é~1x"), (6, 8, "6"));
+}

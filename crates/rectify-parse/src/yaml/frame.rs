@@ -12,6 +12,9 @@ pub(crate) struct PendingKey {
     pub(crate) text: String,
     /// Where the key is in the source.
     pub(crate) range: (usize, usize),
+    /// The byte range of the key's text in the source, when the source spells it exactly
+    /// (no escapes): the span map then refers to it instead of keeping a copy.
+    pub(crate) raw: Option<(usize, usize)>,
 }
 
 /// The children read so far.
@@ -53,7 +56,10 @@ impl Frame {
     /// The span-map key of the child being read.
     pub(crate) fn child_key(&self) -> Key {
         match &self.items {
-            Items::Map(_, Some(key)) => Key::Owned(key.text.as_str().into()),
+            Items::Map(_, Some(key)) => match key.raw {
+                Some((start, end)) => Key::Raw(start, end),
+                None => Key::Owned(key.text.as_str().into()),
+            },
             Items::Seq(_) | Items::Map(_, None) => Key::Index,
         }
     }

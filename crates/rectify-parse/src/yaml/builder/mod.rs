@@ -269,6 +269,7 @@ impl<'a> Builder<'a> {
         let key = pending.take().unwrap_or(PendingKey {
             text: String::new(),
             range: (end, end),
+            raw: None,
         });
         let duplicate = match map.entry(key.text) {
             Entry::Occupied(mut slot) => {
@@ -290,12 +291,13 @@ impl<'a> Builder<'a> {
     }
 
     pub(super) fn set_key(&mut self, text: String, range: (usize, usize)) {
+        let raw = raw_key(self.source, &text, range);
         if let Some(Frame {
             items: Items::Map(_, pending),
             ..
         }) = self.frames.last_mut()
         {
-            *pending = Some(PendingKey { text, range });
+            *pending = Some(PendingKey { text, range, raw });
         }
     }
 
@@ -332,4 +334,20 @@ impl<'a> Builder<'a> {
             problems: self.problems,
         }
     }
+}
+
+/// The byte range of `text` inside `source[range]` when it is spelled there exactly, plain or
+/// between quotes, with no backslash (a `Key::Raw` range is read back as JSON string text).
+fn raw_key(source: &str, text: &str, range: (usize, usize)) -> Option<(usize, usize)> {
+    let spelled = source.get(range.0..range.1)?;
+    if text.contains('\\') {
+        return None;
+    }
+    if spelled == text {
+        return Some(range);
+    }
+    let quoted = spelled.len() == text.len() + 2
+        && (spelled.starts_with('"') || spelled.starts_with('\''))
+        && spelled.get(1..spelled.len() - 1) == Some(text);
+    quoted.then_some((range.0 + 1, range.1 - 1))
 }
