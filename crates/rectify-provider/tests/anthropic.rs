@@ -1,5 +1,5 @@
 //! The Anthropic backend against the fake server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

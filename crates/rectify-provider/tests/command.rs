@@ -1,5 +1,5 @@
 //! Command-line agents, tested with small shell scripts in a temporary directory.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

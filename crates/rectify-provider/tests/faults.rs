@@ -1,5 +1,5 @@
 //! Transport faults and bad bodies: which are retried, which are not, counted at the server.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Recording cassettes from live providers and replaying them.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
