@@ -52,12 +52,15 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     }
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "error: {err}");
+    let mut previous = err.to_string();
     for cause in err.chain().skip(1) {
+        let text = cause.to_string();
         if let Some(hint) = cause.downcast_ref::<Hint>() {
             let _ = writeln!(stderr, "  hint: {hint}");
-        } else {
-            let _ = writeln!(stderr, "  caused by: {cause}");
+        } else if !previous.contains(&text) {
+            let _ = writeln!(stderr, "  caused by: {text}");
         }
+        previous = text;
     }
     ExitStatus::Config
 }

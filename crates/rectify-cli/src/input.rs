@@ -17,24 +17,17 @@ pub struct Source {
 
 /// Reads a file, or standard input for `-`, refusing directories and inputs over the limit.
 pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
-    let max = limits.max_bytes as u64 + 1;
-    let mut bytes = Vec::new();
-    if path == "-" {
+    let bytes = if path == "-" {
+        let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
-            .take(max)
+            .take(limits.max_bytes as u64 + 1)
             .read_to_end(&mut bytes)
             .context("cannot read standard input")?;
+        bytes
     } else {
-        let meta = std::fs::metadata(path).with_context(|| format!("cannot read `{path}`"))?;
-        if meta.is_dir() {
-            bail!("cannot read `{path}`: it is a directory, not a file");
-        }
-        let file = std::fs::File::open(path).with_context(|| format!("cannot read `{path}`"))?;
-        file.take(max)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("cannot read `{path}`"))?;
-    }
+        rectify_parse::read_file_bytes(Path::new(path), limits)?
+    };
     Ok(Source {
         name: path.to_owned(),
         bytes,
@@ -43,12 +36,7 @@ pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
 
 /// The format to read `source` as: the flag, else the file extension, else a guess from content.
 pub fn format_of(source: &Source, flag: Option<Format>) -> Format {
-    flag.or_else(|| Format::from_path(&source.name))
-        .unwrap_or_else(|| {
-            Format::sniff(&String::from_utf8_lossy(
-                &source.bytes[..source.bytes.len().min(4096)],
-            ))
-        })
+    rectify_parse::detect_format(&source.name, &source.bytes, flag)
 }
 
 /// Reads a configuration document (schema, rules, reference): any problem is a configuration

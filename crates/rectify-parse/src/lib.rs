@@ -13,11 +13,13 @@
 //! assert_eq!(doc.locate("/tasks/0/id").span.unwrap().column, 19);
 //! ```
 
+mod file;
 pub mod json;
 mod limits;
 pub mod markdown;
 pub mod yaml;
 
+pub use file::{ReadError, detect_format, read_file, read_file_bytes};
 pub use limits::Limits;
 use rectify_core::{Diagnostic, Document, Format, Location, SpanMap};
 
