@@ -158,3 +158,63 @@ async fn handle(mut stream: TcpStream, shared: Arc<Shared>) {
     let reply = scripted.unwrap_or_else(|| lock(&shared.fallback).clone());
     let _ = http::write_reply(&mut stream, &reply, &request).await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn exchange(server: &FakeServer, request: &[u8]) -> String {
+        let mut stream = TcpStream::connect(server.addr()).await.unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response).await;
+        String::from_utf8_lossy(&response).into_owned()
+    }
+
+    #[tokio::test]
+    async fn records_requests_and_serves_the_script_in_order() {
+        let server = FakeServer::start([Reply::openai_text("one")])
+            .await
+            .unwrap();
+        let body = r#"{"model":"m"}"#;
+        let request = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nX-Api-Key: k\r\n\r\n{body}",
+            body.len()
+        );
+        let first = exchange(&server, request.as_bytes()).await;
+        assert!(first.starts_with("HTTP/1.1 200 OK\r\n"), "{first}");
+        assert!(first.contains("\"content\":\"one\""), "{first}");
+        let second = exchange(&server, request.as_bytes()).await;
+        assert!(second.starts_with("HTTP/1.1 418"), "{second}");
+
+        let seen = server.requests();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0].path, "/v1/chat/completions");
+        assert_eq!(seen[0].header("x-api-key"), Some("k"));
+        assert_eq!(seen[0].json().unwrap()["model"], "m");
+    }
+
+    #[tokio::test]
+    async fn truncation_announces_more_than_it_sends() {
+        let reply =
+            Reply::raw(200, "application/json", "0123456789").with_fault(Fault::TruncateBody);
+        let server = FakeServer::start([reply]).await.unwrap();
+        let response = exchange(&server, b"GET / HTTP/1.1\r\n\r\n").await;
+        assert!(response.contains("content-length: 10\r\n"), "{response}");
+        assert!(response.ends_with("\r\n\r\n01234"), "{response}");
+    }
+
+    #[tokio::test]
+    async fn headers_can_be_echoed() {
+        let reply =
+            Reply::raw(200, "text/plain", "auth={{header:authorization}}").echoing_headers();
+        let server = FakeServer::start([reply]).await.unwrap();
+        let response = exchange(
+            &server,
+            b"GET / HTTP/1.1\r\nAuthorization: Bearer x\r\n\r\n",
+        )
+        .await;
+        assert!(response.ends_with("auth=Bearer x"), "{response}");
+    }
+}
