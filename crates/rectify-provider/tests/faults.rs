@@ -192,3 +192,27 @@ async fn a_huge_error_body_is_cut_short_in_the_error() {
     assert!(body.len() <= 2_000 + '…'.len_utf8(), "{}", body.len());
     assert_eq!(server.request_count(), 1);
 }
+
+#[tokio::test]
+async fn tls_is_set_up_with_ring_and_a_failed_handshake_is_a_connection_error() {
+    // A server that answers plain HTTP at once: the TLS handshake fails without any network.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
+        }
+    });
+    let mut config = rectify_provider::openai::OpenAiConfig::new("m")
+        .with_base_url(format!("https://{addr}/v1"))
+        .with_api_key(rectify_provider::ApiKey::new(common::KEY));
+    config.http = common::options(RetryPolicy::none());
+    let provider = rectify_provider::openai::OpenAiProvider::new(config).unwrap();
+    let error = provider.complete(&Request::new("x")).await.unwrap_err();
+    assert!(
+        matches!(error.kind, ErrorKind::Connection { .. }),
+        "{error}"
+    );
+    assert!(error.is_retryable());
+}

@@ -183,7 +183,8 @@ fn classify(error: &reqwest::Error, connect_timeout: Duration) -> ErrorKind {
             after: connect_timeout,
             stderr_tail: None,
         }
-    } else if error.is_builder() {
+    } else if error.is_builder() || message.contains("certificate") {
+        // Bad URLs and untrusted certificates do not heal by retrying.
         ErrorKind::Config { message }
     } else if error.is_body() || error.is_decode() {
         ErrorKind::Truncated { message }
