@@ -26,7 +26,6 @@ pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
         && !(options.strict && has_duplicate_keys(text, options))
     {
         let mut out = Repaired {
-            candidates: vec![value.clone()],
             value: Some(value),
             format: Some(Format::Json),
             ..Repaired::default()
@@ -192,7 +191,9 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         return out;
     }
     let value = combine(&mut found, options, &mut out);
-    out.candidates = found.values;
+    if found.values.len() > 1 {
+        out.candidates = found.values;
+    }
     out.value = Some(value);
     out.repairs = convert(&doc, &found.raw);
     if found.truncated {
@@ -207,11 +208,11 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
 /// the unsafe repair `extract.multiple_values`. With a schema, the candidate that fits best
 /// stands; several fitting equally well is a warning.
 fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Value {
-    if found.values.len() > 1 {
-        found.raw.push(outside(Rule::MultipleValues, 0, 0));
+    if found.values.len() == 1 {
+        return found.values.pop().unwrap_or(Value::Null);
     }
+    found.raw.push(outside(Rule::MultipleValues, 0, 0));
     if let Some(schema) = &options.schema
-        && found.values.len() > 1
         && let Some((i, tied)) = coerce::best_candidate(&found.values, schema)
     {
         if tied {

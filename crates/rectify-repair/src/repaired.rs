@@ -8,7 +8,8 @@ use serde_json::Value;
 pub struct Repaired {
     /// The value, when one could be recovered with the repairs the options allow.
     pub value: Option<Value>,
-    /// Every top-level value found in the text, in order, before coercion.
+    /// When the text held several top-level values (several fences, values one after the
+    /// other), all of them in order, before coercion; empty when it held one (`value`).
     pub candidates: Vec<Value>,
     /// The repairs applied to obtain `value`; when `value` is `None` because a repair was not
     /// allowed (unsafe or strict), the repairs that would have been applied.
