@@ -214,6 +214,15 @@ impl ProviderError {
         )
     }
 
+    /// Whether the setup is at fault (configuration, a program that cannot start) rather than
+    /// the provider: the CLI reports these as usage/configuration errors.
+    pub fn is_config(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::Config { .. } | ErrorKind::Spawn { .. }
+        )
+    }
+
     /// Whether another try may succeed (see [`ErrorKind::is_retryable`]).
     pub fn is_retryable(&self) -> bool {
         self.kind.is_retryable()
