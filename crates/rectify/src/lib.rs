@@ -3,6 +3,7 @@
 //! This facade re-exports the pieces a program needs:
 //!
 //! - reading text into a [`Document`] with source spans ([`parse`]),
+//! - deterministic extraction and repair of model output ([`repair`]),
 //! - checks that produce [`Diagnostic`]s: JSON Schema, Rust types, rules files ([`check`]).
 //!
 //! Checking a model's answer against a Rust type, the Zod-like entry point:
@@ -35,6 +36,7 @@ pub use rectify_core::{
     Severity, Span, Verdict,
 };
 pub use rectify_parse as parse;
+pub use rectify_repair as repair;
 
 /// Reads `text` as `format` with the default limits.
 pub fn read_str(text: &str, format: Format) -> parse::Parsed {
