@@ -1,6 +1,7 @@
 //! Turning a `jsonschema` error into diagnostics: code `schema.<keyword>`, a location in the
 //! document, a short message in the feedback style and `expected`/`received`.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use jsonschema::ValidationError;
@@ -43,11 +44,11 @@ pub(super) fn push_diagnostics(
     doc: &Document,
     out: &mut Vec<Diagnostic>,
 ) {
-    let code = format!("schema.{}", snake_case(error.kind().keyword()));
+    let code = code_of(error.kind().keyword());
     let pointer = error.instance_path().as_str();
     let instance = error.instance().as_ref();
     let mut emit = |pointer: &str, d: Described| {
-        let mut diag = Diagnostic::error(code.clone(), doc.locate(pointer), d.message);
+        let mut diag = Diagnostic::error(&*code, doc.locate(pointer), d.message);
         diag.expected = d.expected;
         diag.received = d.received;
         out.push(diag);
@@ -375,6 +376,44 @@ fn object_len(v: &Value) -> Option<usize> {
     v.as_object().map(serde_json::Map::len)
 }
 
+/// `schema.<keyword in snake case>`, without allocating for the standard keywords.
+fn code_of(keyword: &str) -> Cow<'static, str> {
+    match keyword {
+        "additionalItems" => Cow::Borrowed("schema.additional_items"),
+        "additionalProperties" => Cow::Borrowed("schema.additional_properties"),
+        "anyOf" => Cow::Borrowed("schema.any_of"),
+        "pattern" => Cow::Borrowed("schema.pattern"),
+        "const" => Cow::Borrowed("schema.const"),
+        "contains" => Cow::Borrowed("schema.contains"),
+        "contentEncoding" => Cow::Borrowed("schema.content_encoding"),
+        "contentMediaType" => Cow::Borrowed("schema.content_media_type"),
+        "enum" => Cow::Borrowed("schema.enum"),
+        "exclusiveMaximum" => Cow::Borrowed("schema.exclusive_maximum"),
+        "exclusiveMinimum" => Cow::Borrowed("schema.exclusive_minimum"),
+        "falseSchema" => Cow::Borrowed("schema.false_schema"),
+        "format" => Cow::Borrowed("schema.format"),
+        "maxItems" => Cow::Borrowed("schema.max_items"),
+        "maximum" => Cow::Borrowed("schema.maximum"),
+        "maxLength" => Cow::Borrowed("schema.max_length"),
+        "maxProperties" => Cow::Borrowed("schema.max_properties"),
+        "minItems" => Cow::Borrowed("schema.min_items"),
+        "minimum" => Cow::Borrowed("schema.minimum"),
+        "minLength" => Cow::Borrowed("schema.min_length"),
+        "minProperties" => Cow::Borrowed("schema.min_properties"),
+        "multipleOf" => Cow::Borrowed("schema.multiple_of"),
+        "not" => Cow::Borrowed("schema.not"),
+        "oneOf" => Cow::Borrowed("schema.one_of"),
+        "propertyNames" => Cow::Borrowed("schema.property_names"),
+        "required" => Cow::Borrowed("schema.required"),
+        "type" => Cow::Borrowed("schema.type"),
+        "unevaluatedItems" => Cow::Borrowed("schema.unevaluated_items"),
+        "unevaluatedProperties" => Cow::Borrowed("schema.unevaluated_properties"),
+        "uniqueItems" => Cow::Borrowed("schema.unique_items"),
+        "$ref" => Cow::Borrowed("schema.ref"),
+        other => Cow::Owned(format!("schema.{}", snake_case(other))),
+    }
+}
+
 /// `additionalProperties` → `additional_properties`, `$ref` → `ref`.
 fn snake_case(keyword: &str) -> String {
     let mut out = String::with_capacity(keyword.len() + 4);
@@ -400,6 +439,12 @@ mod tests {
         assert_eq!(snake_case("additionalProperties"), "additional_properties");
         assert_eq!(snake_case("$ref"), "ref");
         assert_eq!(snake_case("falseSchema"), "false_schema");
+        assert_eq!(
+            code_of("additionalProperties"),
+            "schema.additional_properties"
+        );
+        assert_eq!(code_of("$ref"), "schema.ref");
+        assert_eq!(code_of("dependentSchemas"), "schema.dependent_schemas");
         assert_eq!(type_name(&serde_json::json!(1)), "integer");
         assert_eq!(type_name(&serde_json::json!(1.5)), "number");
         assert_eq!(join_or(&["a".into(), "b".into(), "c".into()]), "a, b or c");
