@@ -8,7 +8,7 @@ use crate::extract::{Region, regions};
 use crate::parser::{Fatal, RawRepair, parse_region};
 use crate::rules::Rule;
 use crate::select::{Choice, choose};
-use crate::{RepairOptions, Repaired, coerce};
+use crate::{RepairOptions, Repaired, coerce, yaml};
 
 /// Everything found in the text before a value is chosen.
 #[derive(Default)]
@@ -22,6 +22,9 @@ struct Found {
 }
 
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
+    if let Some(region) = yaml::payload(text, options) {
+        return run_yaml(text, region, options);
+    }
     if let Ok(value) = serde_json::from_str::<Value>(text)
         && !(options.strict && has_duplicate_keys(text, options))
     {
@@ -36,6 +39,22 @@ pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
     }
     let found = find(text, options);
     finish(text, options, found)
+}
+
+/// A YAML payload; one that is really JSON goes to the JSON repair.
+fn run_yaml(text: &str, (start, end): (usize, usize), options: &RepairOptions) -> Repaired {
+    let body = text.get(start..end).unwrap_or("");
+    if body.trim_start().starts_with(['{', '[']) {
+        let json = RepairOptions {
+            format: Some(Format::Json),
+            ..options.clone()
+        };
+        return run(text, &json);
+    }
+    let mut out = yaml::run(text, (start, end), options);
+    coerce::apply_to(&mut out, options);
+    enforce(&mut out, options);
+    out
 }
 
 /// Valid JSON can still repeat a key, which strict mode refuses.

@@ -35,6 +35,7 @@ mod parser;
 mod repaired;
 mod rules;
 mod select;
+mod yaml;
 
 pub use options::RepairOptions;
 pub use repaired::Repaired;
