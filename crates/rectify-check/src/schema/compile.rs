@@ -18,7 +18,10 @@ pub(super) fn build(
     origin: &str,
     base: Option<&Path>,
 ) -> Result<Validator, ConfigError> {
-    let mut options = jsonschema::options();
+    // Formats are assertions in every draft (drafts 4-7 already assert them; 2019-09 and
+    // 2020-12 would only annotate): a model's `"date": "tomorrow"` must not pass. Unknown
+    // formats (such as schemars' `uint32`) are ignored.
+    let mut options = jsonschema::options().should_validate_formats(true);
     if let Some(uri) = base.and_then(file_uri) {
         options = options.with_base_uri(uri);
     }

@@ -2,7 +2,8 @@
 //! [`Diagnostic`] with a pointer, a display path, a source span and expected/received values.
 //!
 //! Drafts 4, 6, 7, 2019-09 and 2020-12 are supported; the draft is taken from `$schema` and
-//! defaults to 2020-12. Compilation validates the schema against its meta-schema and resolves
+//! defaults to 2020-12. `format` is asserted in every draft (`"date": "tomorrow"` fails);
+//! formats the validator does not know are ignored. Compilation validates the schema against its meta-schema and resolves
 //! every `$ref`: a schema that is itself wrong is a [`ConfigError`] naming the place in the
 //! schema, never a diagnostic.
 

@@ -319,3 +319,24 @@ fn yaml_schema_files() {
     assert_eq!(diags[0].message, "expected integer, got string");
     assert_eq!(line_col(&diags[0]), (1, 5));
 }
+
+#[test]
+fn formats_are_asserted_in_every_draft() {
+    for dollar_schema in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-07/schema#",
+    ] {
+        let s = CompiledSchema::compile(&json!({
+            "$schema": dollar_schema,
+            "properties": {"due": {"format": "date"}, "n": {"type": "integer", "format": "uint32"}}
+        }))
+        .unwrap();
+        let diags = s.check_value(&json!({"due": "tomorrow", "n": 3}));
+        assert_eq!(diags.len(), 1, "{dollar_schema}: {diags:#?}");
+        let d = &diags[0];
+        assert_eq!(d.code, "schema.format");
+        assert_eq!(d.message, "\"tomorrow\" is not a valid date");
+        assert_eq!(d.expected.as_deref(), Some("a valid date"));
+        assert!(s.is_valid(&json!({"due": "2026-11-22"})));
+    }
+}
