@@ -75,6 +75,7 @@ rules! {
     StringConcatenation => "json.string_concatenation", Safe, "Joins `\"a\" + \"b\"` into one string.";
     NumberFormat => "json.number_format", Safe, "Normalises `.5`, `1.`, `+1`, `1e` and `1_000`.";
     LeadingZeros => "json.leading_zeros", Unsafe, "Drops leading zeros of a number such as `007`.";
+    TruncatedLiteral => "json.truncated_literal", Safe, "Completes `tru`, `fals` or `nul` cut off by the end of the text.";
     CallWrapper => "json.call_wrapper", Safe, "Unwraps `ObjectId(\"...\")`, `NumberLong(...)` and JSONP calls.";
     TruncatedMember => "json.truncated_member", Safe, "Drops a key cut off by the end of the text before its value.";
     MissingValue => "json.missing_value", Unsafe, "Fills a member that has a key but no value with `null`.";

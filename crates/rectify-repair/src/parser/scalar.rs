@@ -32,6 +32,9 @@ impl Parser<'_> {
         if let Some(v) = self.keyword(word, start, word_end) {
             return Some(v);
         }
+        if let Some(v) = self.truncated_literal(word, start, word_end) {
+            return Some(v);
+        }
         if let Some(v) = self.number(word, start, word_end) {
             return Some(v);
         }
@@ -91,6 +94,23 @@ impl Parser<'_> {
             _ => return None,
         };
         self.record(rule, start, end, &value.to_string());
+        Some(value)
+    }
+
+    /// `tru` at the very end of the text: a keyword cut off.
+    fn truncated_literal(&mut self, word: &str, start: usize, end: usize) -> Option<Value> {
+        if end < self.b.len() {
+            return None;
+        }
+        let value = [
+            ("true", Value::Bool(true)),
+            ("false", Value::Bool(false)),
+            ("null", Value::Null),
+        ]
+        .into_iter()
+        .find(|(k, _)| k.len() > word.len() && k.starts_with(word))?
+        .1;
+        self.record(Rule::TruncatedLiteral, start, end, &value.to_string());
         Some(value)
     }
 
