@@ -1,0 +1,128 @@
+//! Judging one answer: extraction and repair, then every check of the task.
+
+use rectify_core::{Diagnostic, Location, Report};
+use rectify_provider::FinishReason;
+use rectify_repair::{RepairOptions, repair};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::Task;
+
+/// The stable code of the diagnostic added when an answer was cut off by the token limit.
+pub const TRUNCATED: &str = "response.truncated";
+
+/// Repair's own note that a coerced value still does not fit the schema.
+const SCHEMA_MISMATCH: &str = "repair.schema_mismatch";
+
+/// Repairs and checks one answer. A truncated answer (`finish_reason=length`) is always
+/// invalid, even when repair could close it.
+pub(crate) fn evaluate(
+    task: &Task,
+    options: &RepairOptions,
+    text: &str,
+    finish: &FinishReason,
+) -> Report {
+    let repaired = repair(text, options);
+    let mut diagnostics = repaired.diagnostics;
+    if task.schema.is_some() {
+        // The schema check below reports the same problems, with better messages.
+        diagnostics.retain(|d| d.code != SCHEMA_MISMATCH);
+    }
+    if let Some(value) = &repaired.value {
+        diagnostics.extend(task.check_value(value));
+    }
+    if *finish == FinishReason::Length {
+        diagnostics.push(truncated());
+    }
+    Report::new(repaired.value, diagnostics, repaired.repairs)
+}
+
+fn truncated() -> Diagnostic {
+    Diagnostic::error(
+        TRUNCATED,
+        Location::root(),
+        "the answer was cut off at the output token limit",
+    )
+    .expected("a complete answer")
+    .source("provider")
+}
+
+/// Turns a checked value into the caller's type.
+pub(crate) trait Accept<T> {
+    fn accept(&self, value: &Value) -> Result<T, Vec<Diagnostic>>;
+}
+
+/// Untyped runs keep the value.
+pub(crate) struct AsValue;
+
+impl Accept<Value> for AsValue {
+    fn accept(&self, value: &Value) -> Result<Value, Vec<Diagnostic>> {
+        Ok(value.clone())
+    }
+}
+
+/// Typed runs deserialize; failures become located diagnostics (and feedback).
+pub(crate) struct AsType;
+
+impl<T: DeserializeOwned + schemars::JsonSchema + 'static> Accept<T> for AsType {
+    fn accept(&self, value: &Value) -> Result<T, Vec<Diagnostic>> {
+        match T::deserialize(value) {
+            Ok(typed) => Ok(typed),
+            Err(err) => {
+                let located = rectify_check::check_value_as::<T>(value).diagnostics;
+                if located.iter().any(Diagnostic::is_error) {
+                    Err(located)
+                } else {
+                    Err(vec![
+                        Diagnostic::error("type.deserialize", Location::root(), err.to_string())
+                            .source("type"),
+                    ])
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn repairs_then_checks_then_flags_truncation() {
+        let task = Task::new("p")
+            .schema(json!({"type": "object", "required": ["a"]}))
+            .unwrap();
+        let opts = RepairOptions::default();
+        let ok = evaluate(
+            &task,
+            &opts,
+            "```json\n{\"a\": 1,}\n```",
+            &FinishReason::Stop,
+        );
+        assert!(ok.valid, "{ok:?}");
+        assert!(!ok.repairs.is_empty());
+        let missing = evaluate(&task, &opts, "{\"b\": 1}", &FinishReason::Stop);
+        assert_eq!(missing.diagnostics[0].code, "schema.required");
+        let cut = evaluate(&task, &opts, "{\"a\": 1}", &FinishReason::Length);
+        assert!(!cut.valid);
+        assert_eq!(cut.diagnostics.last().unwrap().code, TRUNCATED);
+        let none = evaluate(&task, &opts, "no idea", &FinishReason::Stop);
+        assert!(none.value.is_none() && !none.valid);
+    }
+
+    #[test]
+    fn typed_acceptance_locates_errors() {
+        #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+        struct T {
+            #[allow(dead_code)]
+            n: u8,
+        }
+        let got: Result<T, _> = AsType.accept(&json!({"n": 300}));
+        let errs = got.unwrap_err();
+        assert_eq!(errs[0].location.path, "n");
+        let ok: Result<T, _> = AsType.accept(&json!({"n": 3}));
+        assert!(ok.is_ok());
+    }
+}
