@@ -68,9 +68,14 @@ impl Reference {
                     name: name.clone(),
                 })?,
         };
-        let allowed = self.target.values(&target.value);
+        let mut known = HashSet::new();
+        let allowed: Vec<&Value> = self
+            .target
+            .values(&target.value)
+            .into_iter()
+            .filter(|v| known.insert(canonical(v)))
+            .collect();
         let listed = list(&allowed);
-        let known: HashSet<String> = allowed.iter().map(|v| canonical(v)).collect();
         let findings = self
             .each
             .matches(&cx.doc.value, "")

@@ -77,7 +77,7 @@ fn reference_message_template_and_self_reference() {
         "message": "{path}: {value} is not one of the plan's phase ids ({allowed}) [{id}]"
     }]}));
     let doc = Document::from_value(
-        json!({"phases": ["p1"], "tasks": [{"phaseId": "p1"}, {"phaseId": 7}]}),
+        json!({"phases": ["p1", "p1"], "tasks": [{"phaseId": "p1"}, {"phaseId": 7}]}),
     );
     let diags = run(&set, &doc);
     assert_eq!(diags.len(), 1);
