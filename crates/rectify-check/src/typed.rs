@@ -37,6 +37,11 @@ impl<T> Typed<T> {
 
 /// Checks `doc` against the JSON Schema of `T` and deserializes it into `T`.
 ///
+/// Schema violations come first (code `schema.*`, source `schema:type <Name>`); when the
+/// schema passes but `T`'s `Deserialize` still refuses the value (custom validation, a
+/// schema looser than the type), that error is a `type.deserialize` diagnostic at the path
+/// serde reports. Should `T`'s generated schema not compile, serde alone decides.
+///
 /// ```
 /// use rectify_check::check_as;
 /// use rectify_core::Document;
