@@ -116,6 +116,11 @@ fn any_nonempty_per_task_with_each() {
         d.message,
         "at least one of $.filesToCreate, $.filesToModify must be non-empty"
     );
+    assert_eq!(
+        d.expected.as_deref(),
+        Some("a non-empty value at one of $.filesToCreate, $.filesToModify")
+    );
+    assert_eq!(d.received, None);
 }
 
 #[test]
@@ -140,6 +145,11 @@ fn unique_reports_later_duplicates() {
     assert_eq!(d.location.path, "tasks[2].id");
     assert_eq!(line(d), 5);
     assert_eq!(d.message, "duplicate value \"T1\" (first at tasks[0].id)");
+    assert_eq!(
+        d.expected.as_deref(),
+        Some("a value unique among $.tasks[*].id")
+    );
+    assert_eq!(d.received.as_deref(), Some("\"T1\""));
     let objects = rules(
         &json!({"rules": [{"id": "u", "unique": "$[*]", "message": "{value} repeats {first}"}]}),
     );
@@ -169,6 +179,11 @@ fn required_nonempty_missing_and_empty() {
     let missing = &diags[1];
     assert_eq!(missing.location.pointer, "/summary/text");
     assert_eq!(missing.message, "missing a value for $.summary.text");
+    assert_eq!(
+        missing.expected.as_deref(),
+        Some("a non-empty value at $.summary.text")
+    );
+    assert_eq!(missing.received, None);
     assert_eq!(line(missing), 1, "nearest existing ancestor: the root");
 }
 
@@ -270,6 +285,10 @@ fn markdown_heading_counts() {
         "expected at least 3 headings matching \"^### Task \\\\d+(\\\\.\\\\d+)?:\", found 2"
     );
     assert_eq!(d.received.as_deref(), Some("2 matching"));
+    assert_eq!(
+        d.expected.as_deref(),
+        Some("at least 3 headings matching \"^### Task \\\\d+(\\\\.\\\\d+)?:\"")
+    );
     let ok = rules(&json!({"rules": [{"id": "t", "markdown": {"heading": "^### Task \\d+:"}}]}));
     assert!(run(&ok, &markdown_doc()).is_empty());
     let at_most =
@@ -298,6 +317,8 @@ fn markdown_section_exists_and_is_nonempty() {
     assert_eq!(diags[0].code, "rule.markdown_section");
     assert_eq!(diags[0].message, "section \"## Goal\" is empty");
     assert_eq!(diags[0].source, "rules:goal-section");
+    assert_eq!(diags[0].expected.as_deref(), Some("text under the heading"));
+    assert_eq!(diags[0].received.as_deref(), Some("an empty section"));
     assert_eq!(
         (line(&diags[0]), diags[0].location.span.unwrap().column),
         (3, 1)
@@ -319,6 +340,10 @@ fn length_limits() {
         format!("the text is {n} characters long, expected at least 200")
     );
     assert_eq!(d.expected.as_deref(), Some("at least 200 characters"));
+    assert_eq!(
+        d.received.as_deref(),
+        Some(format!("{n} characters").as_str())
+    );
     let short = rules(
         &json!({"rules": [{"id": "short", "max_length": 5, "severity": "warning",
         "message": "{length} > {max}"}]}),
