@@ -120,7 +120,8 @@ fn check_10k(c: &mut Criterion) {
     bench_workload(c, "10pct_invalid", true);
 }
 
-/// Median of per-round time ratios `a / b`, alternating the two so load drift cancels out.
+/// Median of per-round time ratios `a / b`, alternating the two (and their order) so load
+/// drift and cache warmth cancel out.
 fn interleaved_ratio(a: &dyn Fn() -> usize, b: &dyn Fn() -> usize) -> (f64, Duration, Duration) {
     let time = |f: &dyn Fn() -> usize| {
         let start = Instant::now();
@@ -128,8 +129,15 @@ fn interleaved_ratio(a: &dyn Fn() -> usize, b: &dyn Fn() -> usize) -> (f64, Dura
         start.elapsed()
     };
     let mut rounds: Vec<(f64, Duration, Duration)> = (0..31)
-        .map(|_| {
-            let (ta, tb) = (time(a), time(b));
+        .map(|round| {
+            // Swap the order every round: whichever runs second finds the documents in cache.
+            let (ta, tb) = if round % 2 == 0 {
+                let ta = time(a);
+                (ta, time(b))
+            } else {
+                let tb = time(b);
+                (time(a), tb)
+            };
             (ta.as_secs_f64() / tb.as_secs_f64(), ta, tb)
         })
         .collect();

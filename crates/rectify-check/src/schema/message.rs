@@ -33,7 +33,7 @@ impl Described {
     }
 
     fn received(mut self, value: &Value) -> Described {
-        self.received = Some(truncate_received(value));
+        self.received = Some(received_text(value));
         self
     }
 }
@@ -55,10 +55,11 @@ pub(super) fn push_diagnostics(
     };
     match error.kind() {
         Kind::Required { property } => {
-            let name = property
+            let name: Cow<'_, str> = property
                 .as_str()
-                .map_or_else(|| property.to_string(), str::to_owned);
-            let mut child = pointer.to_owned();
+                .map_or_else(|| Cow::Owned(property.to_string()), Cow::Borrowed);
+            let mut child = String::with_capacity(pointer.len() + name.len() + 1);
+            child.push_str(pointer);
             push_pointer(&mut child, &name);
             let d = Described::new(format!("missing required field {property}"))
                 .expected(format!("field {property}"));
@@ -323,6 +324,22 @@ fn duplicate_item(pointer: &str, instance: &Value) -> (String, Described) {
     (pointer.to_owned(), d)
 }
 
+/// [`truncate_received`] without its second allocation for the common short value.
+fn received_text(value: &Value) -> String {
+    let small = match value {
+        Value::Array(items) => items.len() <= 20,
+        Value::Object(map) => map.len() <= 20,
+        _ => true,
+    };
+    if small {
+        let text = value.to_string();
+        if text.len() <= 80 {
+            return text;
+        }
+    }
+    truncate_received(value)
+}
+
 /// JSON type name of a value, telling integers from other numbers.
 pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
@@ -446,6 +463,9 @@ mod tests {
         assert_eq!(code_of("$ref"), "schema.ref");
         assert_eq!(code_of("dependentSchemas"), "schema.dependent_schemas");
         assert_eq!(type_name(&serde_json::json!(1)), "integer");
+        let long = serde_json::json!("x".repeat(100));
+        assert_eq!(received_text(&long), truncate_received(&long));
+        assert_eq!(received_text(&serde_json::json!([1, 2])), "[1,2]");
         assert_eq!(type_name(&serde_json::json!(1.5)), "number");
         assert_eq!(join_or(&["a".into(), "b".into(), "c".into()]), "a, b or c");
     }
