@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -79,13 +80,14 @@ pub fn push_pointer(pointer: &mut String, segment: &str) {
     }
 }
 
-/// Splits a JSON Pointer into unescaped segments. `""` has none.
-pub fn pointer_segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
+/// Splits a JSON Pointer into unescaped segments. `""` has none. Segments without escapes
+/// are borrowed, so walking a pointer allocates nothing in the common case.
+pub fn pointer_segments(pointer: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     pointer.split('/').skip(1).map(|s| {
         if s.contains('~') {
-            s.replace("~1", "/").replace("~0", "~")
+            Cow::Owned(s.replace("~1", "/").replace("~0", "~"))
         } else {
-            s.to_owned()
+            Cow::Borrowed(s)
         }
     })
 }
@@ -94,7 +96,7 @@ pub fn pointer_segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
 ///
 /// All-digit segments are shown as indexes.
 pub fn pointer_to_path(pointer: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(pointer.len() + 2);
     for seg in pointer_segments(pointer) {
         if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
             let _ = write!(out, "[{seg}]");
@@ -104,7 +106,7 @@ pub fn pointer_to_path(pointer: &str) -> String {
             }
             out.push_str(&seg);
         } else {
-            let _ = write!(out, "[{}]", serde_json::Value::String(seg));
+            let _ = write!(out, "[{}]", serde_json::Value::String(seg.into_owned()));
         }
     }
     if out.is_empty() { "$".to_owned() } else { out }
