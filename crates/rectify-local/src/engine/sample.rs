@@ -1,0 +1,106 @@
+//! One sampling step: logits → (grammar mask) → temperature/greedy → token.
+
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llguidance::Matcher;
+
+/// Picks tokens from logits, under an optional grammar, and counts what the grammar did.
+pub(crate) struct Sampler {
+    chain: LlamaSampler,
+    candidates: LlamaTokenDataArray,
+    /// Steps sampled under the grammar mask.
+    pub masked_steps: u32,
+    /// Steps where the model's unconstrained favourite token was forbidden by the grammar.
+    pub interventions: u32,
+}
+
+/// What the sampler picked.
+pub(crate) enum Pick {
+    /// A token.
+    Token(LlamaToken),
+    /// The grammar allows nothing more (finished or failed), with the matcher's error if any.
+    GrammarDone(Option<String>),
+}
+
+impl Sampler {
+    /// Greedy at temperature 0 (or below), else temperature then a seeded draw.
+    pub fn new(temperature: f32, seed: u32) -> Self {
+        let chain = if temperature <= 0.0 {
+            LlamaSampler::greedy()
+        } else {
+            LlamaSampler::chain_simple([
+                LlamaSampler::top_k(64),
+                LlamaSampler::top_p(0.95, 1),
+                LlamaSampler::temp(temperature),
+                LlamaSampler::dist(seed),
+            ])
+        };
+        Self {
+            chain,
+            candidates: LlamaTokenDataArray::new(Vec::new(), false),
+            masked_steps: 0,
+            interventions: 0,
+        }
+    }
+
+    /// Picks the next token from `logits`, masked by `matcher` when given.
+    pub fn pick(&mut self, logits: &[f32], matcher: Option<&mut Matcher>) -> Pick {
+        let data = &mut self.candidates.data;
+        data.clear();
+        data.extend(logits.iter().enumerate().map(|(id, &logit)| {
+            LlamaTokenData::new(
+                LlamaToken(i32::try_from(id).unwrap_or(i32::MAX)),
+                logit,
+                0.0,
+            )
+        }));
+        self.candidates.selected = None;
+        self.candidates.sorted = false;
+        if let Some(matcher) = matcher
+            && let Some(done) = self.apply_mask(logits, matcher)
+        {
+            return done;
+        }
+        self.candidates.apply_sampler(&mut self.chain);
+        match self.candidates.selected_token() {
+            Some(token) => Pick::Token(token),
+            None => Pick::GrammarDone(Some("the sampler selected no token".to_owned())),
+        }
+    }
+
+    fn apply_mask(&mut self, logits: &[f32], matcher: &mut Matcher) -> Option<Pick> {
+        if matcher.is_stopped() {
+            return Some(Pick::GrammarDone(matcher.get_error()));
+        }
+        let mask = match matcher.compute_mask_or_eos() {
+            Ok(mask) => mask,
+            Err(error) => return Some(Pick::GrammarDone(Some(error.to_string()))),
+        };
+        if mask.is_zero() {
+            return Some(Pick::GrammarDone(matcher.get_error()));
+        }
+        let allowed = |id: usize| id < mask.len() && mask.get(id);
+        self.masked_steps += 1;
+        if !allowed(argmax(logits)) {
+            self.interventions += 1;
+        }
+        for (id, item) in self.candidates.data.iter_mut().enumerate() {
+            if !allowed(id) {
+                item.set_logit(f32::NEG_INFINITY);
+            }
+        }
+        None
+    }
+}
+
+fn argmax(logits: &[f32]) -> usize {
+    logits
+        .iter()
+        .enumerate()
+        .fold((0, f32::NEG_INFINITY), |best, (i, &l)| {
+            if l > best.1 { (i, l) } else { best }
+        })
+        .0
+}

