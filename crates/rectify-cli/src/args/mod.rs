@@ -2,9 +2,11 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod ask;
 mod check;
 mod repair;
 
+pub use ask::{AskArgs, ProviderKind};
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
 
@@ -29,6 +31,13 @@ pub enum Command {
     /// Prints the repaired JSON on stdout and the repairs on stderr. Exit status: 0 a value was
     /// recovered, 1 none could be (or `--strict` and a repair was needed), 2 usage error.
     Repair(RepairArgs),
+    /// Ask a model for JSON that satisfies a schema (and rules); repair, check, feed the
+    /// problems back and retry.
+    ///
+    /// Prints the valid JSON on stdout. Exit status: 0 valid, 2 usage or configuration error,
+    /// 3 no valid answer within the attempts or budget (escalate to a human) or a refusal,
+    /// 4 provider error after transport retries.
+    Ask(AskArgs),
 }
 
 /// How results are printed.

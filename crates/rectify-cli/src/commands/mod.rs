@@ -1,5 +1,6 @@
 //! One file per command.
 
+mod ask;
 mod check;
 mod repair;
 
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
+        Command::Ask(args) => ask::run(&args),
     }
 }

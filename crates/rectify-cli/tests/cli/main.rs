@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod ask;
 mod bad_input;
 mod check;
 mod repair;

@@ -1,0 +1,98 @@
+//! Arguments of `rectify ask`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rectify_loop::FeedbackMode;
+
+use super::Output;
+
+/// Which backend answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderKind {
+    /// An OpenAI-compatible chat completions API (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    Openai,
+    /// The Anthropic Messages API (`ANTHROPIC_API_KEY`).
+    Anthropic,
+    /// A command-line agent given after `--`.
+    Command,
+    /// The embedded local model.
+    Local,
+    /// Answers recorded in a cassette (`--cassette`).
+    Replay,
+}
+
+/// How feedback reaches the model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum FeedbackArg {
+    /// The bad answer as an assistant turn, then the feedback as a user turn.
+    #[default]
+    Append,
+    /// A `## PREVIOUS VALIDATION FAILED` block before the prompt.
+    Prefix,
+    /// `Feedback: ...` after the prompt.
+    Suffix,
+    /// The prompt again plus the feedback, without the bad answer.
+    Fresh,
+}
+
+impl From<FeedbackArg> for FeedbackMode {
+    fn from(arg: FeedbackArg) -> FeedbackMode {
+        match arg {
+            FeedbackArg::Append => FeedbackMode::Append,
+            FeedbackArg::Prefix => FeedbackMode::Prefix,
+            FeedbackArg::Suffix => FeedbackMode::Suffix,
+            FeedbackArg::Fresh => FeedbackMode::Fresh,
+        }
+    }
+}
+
+/// Arguments of `rectify ask`.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The prompt, or `-` to read it from standard input.
+    #[arg(value_name = "PROMPT|-")]
+    pub prompt: String,
+    /// The JSON Schema (JSON or YAML) the answer must satisfy.
+    #[arg(long, value_name = "SCHEMA")]
+    pub schema: PathBuf,
+    /// A rules file (YAML) the answer must also satisfy.
+    #[arg(long, value_name = "RULES")]
+    pub rules: Option<PathBuf>,
+    /// A system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
+    /// The backend (default: `command` when an agent is given after `--`, else `openai` when
+    /// `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else `anthropic` when
+    /// `ANTHROPIC_API_KEY` is set).
+    #[arg(long, value_enum, env = "RECTIFY_PROVIDER")]
+    pub provider: Option<ProviderKind>,
+    /// The model name.
+    #[arg(long, value_name = "MODEL", env = "RECTIFY_MODEL")]
+    pub model: Option<String>,
+    /// The API base URL (OpenAI-compatible: including `/v1`).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The cassette to answer from with `--provider replay`.
+    #[arg(long, value_name = "FILE")]
+    pub cassette: Option<PathBuf>,
+    /// Model calls, the first included.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_attempts: u32,
+    /// How feedback on a failed answer reaches the model.
+    #[arg(long, value_enum, default_value_t)]
+    pub feedback: FeedbackArg,
+    /// Apply repairs that may change meaning (coercing across types, dropping text).
+    #[arg(long = "unsafe")]
+    pub allow_unsafe: bool,
+    /// Write every event of the run to FILE as JSON Lines.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// `human`: the valid JSON on stdout, problems on stderr; `json`: the whole outcome
+    /// (value or best candidate, diagnostics, attempt ledger) on stdout.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: Output,
+    /// The agent command and its arguments, for `--provider command`.
+    #[arg(last = true, value_name = "AGENT_CMD")]
+    pub agent: Vec<String>,
+}

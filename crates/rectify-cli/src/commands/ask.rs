@@ -1,0 +1,266 @@
+//! `rectify ask`: ask a model, repair and check its answer, feed problems back, retry.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use rectify_check::{Checker, CompiledSchema, RuleSet};
+use rectify_core::{Document, Format, SpanMap};
+use rectify_loop::{Engine, Event, EventKind, JsonLinesSink, Outcome, Task};
+use rectify_parse::Limits;
+use rectify_provider::Provider;
+use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
+use rectify_provider::command::{CommandConfig, CommandProvider};
+use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
+use rectify_provider::replay::ReplayProvider;
+use serde_json::Value;
+
+use crate::args::{AskArgs, Output, ProviderKind};
+use crate::exit::{ExitStatus, Hint};
+use crate::input;
+use crate::printer::human::HumanPrinter;
+use crate::printer::json::print;
+
+/// The model used with `--provider openai` when none is given.
+const OPENAI_MODEL: &str = "gpt-4o-mini";
+/// The model used with `--provider anthropic` when none is given.
+const ANTHROPIC_MODEL: &str = "claude-3-5-haiku-latest";
+
+/// Runs `rectify ask`.
+pub fn run(args: &AskArgs) -> Result<ExitStatus> {
+    let limits = Limits::default();
+    let task = task(args, &limits)?;
+    let provider = provider(args)?;
+    let mut engine = Engine::from_arc(provider)
+        .max_attempts(args.max_attempts)
+        .feedback(args.feedback.into())
+        .allow_unsafe_repairs(args.allow_unsafe);
+    if let Some(path) = &args.trace {
+        let sink = JsonLinesSink::create(path)
+            .with_context(|| format!("cannot create the trace file `{}`", path.display()))?;
+        engine = engine.sink(Arc::new(sink));
+    }
+    if std::io::stderr().is_terminal() {
+        let max = args.max_attempts;
+        engine = engine.sink(Arc::new(move |event: &Event| progress(event, max)));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(engine.run(&task));
+    report(args, &outcome)
+}
+
+/// The prompt, the schema and the rules.
+fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
+    let prompt = if args.prompt == "-" {
+        let source = input::read_source("-", limits)?;
+        String::from_utf8(source.bytes).context("the prompt on standard input is not UTF-8")?
+    } else {
+        args.prompt.clone()
+    };
+    if prompt.trim().is_empty() {
+        bail!("the prompt is empty");
+    }
+    let doc = input::read_config_document(&args.schema, "schema", limits)?;
+    let name = args.schema.display().to_string();
+    let compiled = CompiledSchema::compile_named(&doc.value, &name, Some(&args.schema))
+        .with_context(|| format!("cannot use the schema `{name}`"))?;
+    let mut task = Task::new(prompt).compiled_schema(doc.value, compiled);
+    if let Some(system) = &args.system {
+        task = task.system(system.clone());
+    }
+    if let Some(path) = &args.rules {
+        let what = || format!("cannot use the rules file `{}`", path.display());
+        let rules = RuleSet::from_file(path).with_context(what)?;
+        let references = rules.load_documents().with_context(what)?;
+        let checker = Checker::builder()
+            .rules(rules)
+            .references(references)
+            .build()
+            .with_context(what)?;
+        task = task.checker(checker);
+    }
+    Ok(task)
+}
+
+/// The provider the flags and the environment ask for.
+fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
+    let kind = match args.provider {
+        Some(kind) => kind,
+        None => default_kind(args)?,
+    };
+    if kind != ProviderKind::Command && !args.agent.is_empty() {
+        return Err(with_hint(
+            "an agent command after `--` needs `--provider command`",
+            "drop `--provider` (the agent is then used) or remove the command",
+        ));
+    }
+    let provider: Arc<dyn Provider> = match kind {
+        ProviderKind::Openai => {
+            let mut config = OpenAiConfig::from_env(model(args, OPENAI_MODEL));
+            if let Some(url) = &args.base_url {
+                config = config.with_base_url(url.clone());
+            }
+            Arc::new(OpenAiProvider::new(config).map_err(|e| key_hint(e.into(), "OPENAI_API_KEY"))?)
+        }
+        ProviderKind::Anthropic => {
+            let mut config = AnthropicConfig::from_env(model(args, ANTHROPIC_MODEL));
+            if let Some(url) = &args.base_url {
+                config = config.with_base_url(url.clone());
+            }
+            let built = AnthropicProvider::new(config);
+            Arc::new(built.map_err(|e| key_hint(e.into(), "ANTHROPIC_API_KEY"))?)
+        }
+        ProviderKind::Command => Arc::new(command(args)?),
+        ProviderKind::Replay => {
+            let Some(path) = &args.cassette else {
+                return Err(with_hint(
+                    "`--provider replay` needs a cassette",
+                    "pass `--cassette FILE`",
+                ));
+            };
+            Arc::new(ReplayProvider::from_file(path)?)
+        }
+        ProviderKind::Local => {
+            return Err(with_hint(
+                "the local provider is not available yet",
+                "use `--provider openai|anthropic|command|replay`",
+            ));
+        }
+    };
+    Ok(provider)
+}
+
+/// Without `--provider`: the agent after `--`, else a configured API.
+fn default_kind(args: &AskArgs) -> Result<ProviderKind> {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    if !args.agent.is_empty() {
+        Ok(ProviderKind::Command)
+    } else if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") || args.base_url.is_some() {
+        Ok(ProviderKind::Openai)
+    } else if set("ANTHROPIC_API_KEY") {
+        Ok(ProviderKind::Anthropic)
+    } else {
+        Err(with_hint(
+            "no model provider is configured",
+            "set `OPENAI_API_KEY` (or `ANTHROPIC_API_KEY`), or choose one with `--provider openai|anthropic|command|replay`, or give an agent command after `--`",
+        ))
+    }
+}
+
+fn model(args: &AskArgs, default: &str) -> String {
+    args.model.clone().unwrap_or_else(|| default.to_owned())
+}
+
+fn command(args: &AskArgs) -> Result<CommandProvider> {
+    let Some((program, rest)) = args.agent.split_first() else {
+        return Err(with_hint(
+            "`--provider command` needs the agent command",
+            "put it after `--`, e.g. `rectify ask PROMPT --schema S -- my-agent --json`",
+        ));
+    };
+    let mut config = CommandConfig::new(program.clone(), rest.iter().cloned());
+    config.model.clone_from(&args.model);
+    Ok(CommandProvider::new(config)?)
+}
+
+fn with_hint(message: &str, hint: &str) -> anyhow::Error {
+    anyhow::Error::new(Hint(hint.to_owned())).context(message.to_owned())
+}
+
+fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
+    error.context(Hint(format!(
+        "set `{var}`, or point `--base-url` at a compatible server"
+    )))
+}
+
+/// Prints the result and picks the exit status.
+fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
+    if args.output == Output::Json {
+        print(outcome)?;
+    }
+    match outcome {
+        Outcome::Valid { value, .. } => {
+            if args.output == Output::Human {
+                print_value(value)?;
+            }
+            Ok(ExitStatus::Success)
+        }
+        Outcome::Exhausted {
+            best,
+            diagnostics,
+            limit,
+            ..
+        } => {
+            stderr(&format!("error: {limit}"));
+            if let Some(best) = best {
+                let name = format!("answer of attempt {}", best.attempt);
+                let raw = best.raw.clone();
+                let doc = Document::new(Format::Text, raw, Value::Null, SpanMap::default());
+                stderr(&format!(
+                    "the best answer (attempt {}) still has these problems:\n",
+                    best.attempt
+                ));
+                HumanPrinter::stderr().print(diagnostics, &name, Some(&doc))?;
+            }
+            Ok(ExitStatus::Escalated)
+        }
+        Outcome::Refused { message, .. } => {
+            stderr(&format!("error: the model refused to answer: {message}"));
+            Ok(ExitStatus::Escalated)
+        }
+        Outcome::ProviderFailed { error, .. } => {
+            stderr(&format!("error: {error}"));
+            Ok(if error.is_config() {
+                ExitStatus::Config
+            } else {
+                ExitStatus::Provider
+            })
+        }
+    }
+}
+
+fn print_value(value: &Value) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| anyhow!(e))?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// One line per attempt on stderr (only when it is a terminal).
+fn progress(event: &Event, max: u32) {
+    let line = match &event.kind {
+        EventKind::AttemptEnd {
+            attempt,
+            provider,
+            valid,
+            errors,
+            usage,
+            latency,
+            ..
+        } => {
+            let verdict = if *valid {
+                "valid".to_owned()
+            } else {
+                let s = if *errors == 1 { "" } else { "s" };
+                format!("{errors} problem{s}")
+            };
+            format!(
+                "attempt {attempt}/{max} · {provider} · {verdict} · {} tokens · {:.1}s",
+                usage.total(),
+                latency.as_secs_f64()
+            )
+        }
+        EventKind::ProviderError { error, .. } => format!("provider failed: {error}"),
+        _ => return,
+    };
+    stderr(&line);
+}
+
+/// Writes a line on stderr; a closed stderr is not worth failing over.
+fn stderr(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}

@@ -1,0 +1,352 @@
+//! `rectify ask` against the fake OpenAI-compatible server.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use rectify_test::fake_server::{FakeServer, Reply};
+use serde_json::{Value, json};
+use tokio::runtime::Runtime;
+
+use crate::support::{self, Run};
+
+const VALID: &str = r#"{"name": "rectify", "tags": ["rust"]}"#;
+const INVALID: &str = r#"{"name": "rectify", "tags": []}"#;
+const HEADER: &str = "Your previous answer did not pass validation. Fix these problems and answer again with the complete corrected JSON only:";
+
+/// A fake server (served by its own runtime's worker threads) and a directory with a schema.
+struct Setup {
+    server: FakeServer,
+    dir: tempfile::TempDir,
+    // Dropped last: it serves the server's connections.
+    _runtime: Runtime,
+}
+
+impl Setup {
+    fn new(replies: Vec<Reply>) -> Setup {
+        let runtime = Runtime::new().unwrap();
+        let server = runtime.block_on(FakeServer::start(replies)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let schema = json!({
+            "type": "object",
+            "required": ["name", "tags"],
+            "properties": {
+                "name": {"type": "string"},
+                "tags": {"type": "array", "minItems": 1, "items": {"type": "string"}}
+            }
+        });
+        std::fs::write(dir.path().join("schema.json"), schema.to_string()).unwrap();
+        Setup {
+            server,
+            dir,
+            _runtime: runtime,
+        }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// `rectify ask` configured for the fake server through the environment.
+    fn ask(&self, args: &[&str]) -> Command {
+        let mut cmd = bare();
+        cmd.env("OPENAI_API_KEY", "sk-test")
+            .env("OPENAI_BASE_URL", self.server.openai_base_url())
+            .args([
+                "ask",
+                "Describe the project.",
+                "--schema",
+                &self.path("schema.json"),
+            ])
+            .args(args);
+        cmd
+    }
+
+    /// The chat messages of the `n`th request the server received.
+    fn messages(&self, n: usize) -> Vec<(String, String)> {
+        let body = self.server.requests()[n].json().unwrap();
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().to_owned(),
+                    m["content"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// `rectify` without any provider variables from the caller's environment.
+fn bare() -> Command {
+    let mut cmd = support::rectify();
+    for var in [
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "RECTIFY_PROVIDER",
+        "RECTIFY_MODEL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn prints_the_valid_json_on_stdout() {
+    let setup = Setup::new(vec![Reply::openai_text(&format!("```json\n{VALID}\n```"))]);
+    let out = run(&mut setup.ask(&[]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value, json!({"name": "rectify", "tags": ["rust"]}));
+    let body = setup.server.requests()[0].json().unwrap();
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    assert_eq!(body["model"], "gpt-4o-mini");
+    assert_eq!(
+        setup.messages(0),
+        vec![("user".to_owned(), "Describe the project.".to_owned())]
+    );
+}
+
+#[test]
+fn feeds_problems_back_and_retries() {
+    let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--system", "Be brief.", "--model", "m-1"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(setup.server.request_count(), 2);
+    let feedback = format!("{HEADER}\n- tags: expected at least 1 item, got 0 (got [])");
+    assert_eq!(
+        setup.messages(1),
+        vec![
+            ("system".to_owned(), "Be brief.".to_owned()),
+            ("user".to_owned(), "Describe the project.".to_owned()),
+            ("assistant".to_owned(), INVALID.to_owned()),
+            ("user".to_owned(), feedback),
+        ]
+    );
+    assert_eq!(setup.server.requests()[1].json().unwrap()["model"], "m-1");
+}
+
+#[test]
+fn prefix_feedback_is_one_message() {
+    let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--feedback", "prefix"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected = format!(
+        "## PREVIOUS VALIDATION FAILED\n\n{HEADER}\n- tags: expected at least 1 item, got 0 (got [])\n\nDescribe the project."
+    );
+    assert_eq!(setup.messages(1), vec![("user".to_owned(), expected)]);
+}
+
+#[test]
+fn exhaustion_exits_3_with_the_errors_on_stderr() {
+    let setup = Setup::new(vec![
+        Reply::openai_text("no JSON here"),
+        Reply::openai_text(INVALID),
+    ]);
+    let out = run(&mut setup.ask(&["--max-attempts", "2"]));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr
+            .contains("error: no valid answer after 2 attempts"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("the best answer (attempt 2)"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("schema.min_items"), "{}", out.stderr);
+}
+
+#[test]
+fn json_output_is_the_whole_outcome() {
+    let setup = Setup::new(vec![
+        Reply::openai_text("no JSON here"),
+        Reply::openai_text(INVALID),
+    ]);
+    let out = run(&mut setup.ask(&["--max-attempts", "2", "--output", "json"]));
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    let exhausted = &outcome["exhausted"];
+    assert_eq!(exhausted["best"]["attempt"], 2);
+    assert_eq!(
+        exhausted["best"]["value"],
+        json!({"name": "rectify", "tags": []})
+    );
+    assert_eq!(exhausted["diagnostics"][0]["location"]["path"], "tags");
+    assert_eq!(exhausted["limit"], json!({"attempts": {"made": 2}}));
+    assert_eq!(exhausted["escalation"]["prompt"], "Describe the project.");
+    let ledger = &exhausted["ledger"];
+    assert_eq!(ledger["attempts"][0]["raw"], "no JSON here");
+    assert_eq!(
+        ledger["attempts"][0]["report"]["diagnostics"][0]["code"],
+        "extract.no_payload"
+    );
+    assert_eq!(ledger["totals"]["attempts"], 2);
+    assert_eq!(ledger["totals"]["usage"]["input_tokens"], 20);
+    assert!(
+        out.stderr
+            .contains("error: no valid answer after 2 attempts")
+    );
+}
+
+#[test]
+fn rate_limits_are_not_attempts() {
+    let setup = Setup::new(vec![Reply::rate_limited("0"), Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--max-attempts", "1", "--output", "json"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    let ledger = &outcome["valid"]["ledger"];
+    assert_eq!(ledger["totals"]["attempts"], 1);
+    assert_eq!(ledger["attempts"][0]["transport_retries"], 1);
+    assert_eq!(outcome["valid"]["value"]["name"], "rectify");
+    assert_eq!(setup.server.request_count(), 2);
+}
+
+#[test]
+fn provider_errors_exit_4() {
+    let setup = Setup::new(vec![Reply::error(401)]);
+    let out = run(&mut setup.ask(&[]));
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("authentication failed (http status 401)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("sk-test"),
+        "the key leaked: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_trace_file_has_every_attempt() {
+    let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
+    let trace = setup.path("trace.jsonl");
+    let out = run(&mut setup.ask(&["--trace", &trace]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ends = events
+        .iter()
+        .filter(|e| e["event"] == "attempt_end")
+        .count();
+    assert_eq!(ends, 2);
+    assert_eq!(events.last().unwrap()["status"], "valid");
+}
+
+#[test]
+fn the_prompt_can_come_from_stdin_and_rules_apply() {
+    let setup = Setup::new(vec![
+        Reply::openai_text(r#"{"name": "rectify", "tags": ["a", "a"]}"#),
+        Reply::openai_text(VALID),
+    ]);
+    let rules = "rules:\n  - id: unique-tags\n    unique: \"$.tags[*]\"\n";
+    std::fs::write(setup.path("rules.yaml"), rules).unwrap();
+    let mut cmd = bare();
+    cmd.env("OPENAI_API_KEY", "sk-test")
+        .args(["ask", "-", "--schema", &setup.path("schema.json")])
+        .args(["--rules", &setup.path("rules.yaml")])
+        .args([
+            "--provider",
+            "openai",
+            "--base-url",
+            &setup.server.openai_base_url(),
+        ])
+        .write_stdin("Tags, please.");
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(setup.messages(0)[0].1, "Tags, please.");
+    let feedback = &setup.messages(1)[2].1;
+    assert!(feedback.starts_with(HEADER), "{feedback}");
+    assert!(feedback.contains("tags[1]"), "{feedback}");
+}
+
+#[test]
+fn a_command_line_agent_after_the_double_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type": "object", "required": ["ok"]}"#).unwrap();
+    let script = r#"cat > /dev/null; printf '%s' '{"ok": true}'"#;
+    let out = run(bare()
+        .args(["ask", "Say ok.", "--schema"])
+        .arg(&schema)
+        .args(["--", "sh", "-c", script]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&out.stdout).unwrap(),
+        json!({"ok": true})
+    );
+}
+
+#[test]
+fn without_a_provider_the_error_names_the_key() {
+    let schema = Path::new("examples").join("plan").join("tasks.schema.json");
+    let out = run(bare().args(["ask", "Plan.", "--schema"]).arg(&schema));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("error: no model provider is configured"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: set `OPENAI_API_KEY`"),
+        "{}",
+        out.stderr
+    );
+    let out = run(bare()
+        .args(["ask", "Plan.", "--provider", "local", "--schema"])
+        .arg(&schema));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("the local provider is not available yet"),
+        "{}",
+        out.stderr
+    );
+    let out = run(bare()
+        .args(["ask", "Plan.", "--provider", "command", "--schema"])
+        .arg(&schema));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("needs the agent command"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_bad_schema_is_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type": "frobnicate"}"#).unwrap();
+    let out = run(bare()
+        .args(["ask", "x", "--provider", "openai", "--schema"])
+        .arg(&schema));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("cannot use the schema"),
+        "{}",
+        out.stderr
+    );
+}
