@@ -1,10 +1,11 @@
 //! The repair pipeline for one text: fast path, extraction, lenient parse, choice between
 //! candidates, schema coercion, then the safety policy.
 
-use rectify_core::{Applicability, Diagnostic, Document, Format, Location, Repair, SpanMap};
+use rectify_core::{Applicability, Diagnostic, Format, Location, Repair};
 use serde_json::Value;
 
 use crate::extract::{Region, regions};
+use crate::locate::Locator;
 use crate::parser::{Fatal, RawRepair, parse_region};
 use crate::rules::Rule;
 use crate::select::{Choice, choose};
@@ -18,6 +19,7 @@ struct Found {
     raw: Vec<RawRepair>,
     fatal: Option<Fatal>,
     truncated: bool,
+    unrecorded: usize,
     regions: usize,
 }
 
@@ -78,8 +80,7 @@ pub(crate) fn run_lossy(bytes: &[u8], valid_up_to: usize, options: &RepairOption
     let text = String::from_utf8_lossy(bytes);
     let mut out = run(&text, options);
     let lead = String::from_utf8_lossy(bytes.get(..valid_up_to).unwrap_or_default());
-    let doc = plain_document(&text);
-    let span = doc.span(lead.len(), lead.len() + 3);
+    let span = Locator::new(&text).span(lead.len(), lead.len() + 3);
     let repair = Repair::new(
         Rule::InvalidUtf8.code(),
         Location::from_span(span),
@@ -145,6 +146,7 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
     let payload = parse_region(text, region.start, region.end, options.max_depth);
     found.comma_separated |= payload.comma_separated;
     found.truncated |= payload.truncated;
+    found.unrecorded += payload.unrecorded;
     found.raw.extend(payload.repairs);
     found
         .values
@@ -183,17 +185,8 @@ fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {
     }
 }
 
-fn plain_document(text: &str) -> Document {
-    Document::new(
-        Format::Json,
-        text.to_owned(),
-        Value::Null,
-        SpanMap::default(),
-    )
-}
-
 fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
-    let doc = plain_document(text);
+    let doc = Locator::new(text);
     let mut out = Repaired {
         format: Some(Format::Json),
         ..Repaired::default()
@@ -216,7 +209,10 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
     out.value = Some(value);
     out.repairs = convert(&doc, &found.raw);
     if found.truncated {
-        out.diagnostics.push(truncated(&doc));
+        out.diagnostics.push(truncated(&doc, text.len()));
+    }
+    if found.unrecorded > 0 {
+        out.diagnostics.push(unrecorded(found.unrecorded));
     }
     coerce::apply_to(&mut out, options);
     enforce(&mut out, options);
@@ -256,10 +252,12 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
     }
 }
 
-fn convert(doc: &Document, raw: &[RawRepair]) -> Vec<Repair> {
+fn convert(doc: &Locator<'_>, raw: &[RawRepair]) -> Vec<Repair> {
+    let ranges: Vec<(usize, usize)> = raw.iter().map(|r| (r.start, r.end)).collect();
+    let spans = doc.spans(&ranges);
     raw.iter()
-        .map(|r| {
-            let span = doc.span(r.start, r.end.max(r.start));
+        .zip(spans)
+        .map(|(r, span)| {
             let location = Location::from_pointer(&r.pointer).with_span(Some(span));
             Repair::new(
                 r.rule.code(),
@@ -314,6 +312,15 @@ fn refusal(r: &Repair, strict: bool) -> Diagnostic {
     d
 }
 
+fn unrecorded(n: usize) -> Diagnostic {
+    Diagnostic::warning(
+        "repair.unrecorded",
+        Location::root(),
+        format!("{n} more repairs were applied but not listed (the list is capped)"),
+    )
+    .source("repair")
+}
+
 fn no_payload(text: &str) -> Diagnostic {
     let what = if text.trim().is_empty() {
         "the text is empty"
@@ -325,8 +332,7 @@ fn no_payload(text: &str) -> Diagnostic {
         .source("repair")
 }
 
-fn truncated(doc: &Document) -> Diagnostic {
-    let end = doc.source.len();
+fn truncated(doc: &Locator<'_>, end: usize) -> Diagnostic {
     Diagnostic::warning(
         "repair.truncated",
         Location::from_span(doc.span(end, end)),

@@ -29,6 +29,7 @@
 mod coerce;
 mod engine;
 mod extract;
+mod locate;
 mod number;
 mod options;
 mod parser;

@@ -112,3 +112,31 @@ fn pathological_quotes_and_brackets_finish() {
         assert!(out.value.is_some() || !out.diagnostics.is_empty());
     }
 }
+
+#[test]
+fn repairs_past_the_recording_limit_are_counted_not_listed() {
+    let text = "[".to_owned() + &"'a' ".repeat(50_000);
+    let out = repair(&text, &RepairOptions::default());
+    assert!(out.is_valid(), "{:?}", codes(&out));
+    assert_eq!(
+        out.value.as_ref().and_then(|v| v.as_array()).map(Vec::len),
+        Some(50_000)
+    );
+    assert!(out.repairs.len() <= 10_001);
+    assert!(codes(&out).contains(&"repair.unrecorded"));
+    assert!(codes(&out).contains(&"repair.truncated"));
+    let last = out.repairs.last().unwrap().location.span.unwrap();
+    assert!(last.column > 1000, "columns are counted on one long line");
+}
+
+#[test]
+fn an_unsafe_repair_past_the_limit_is_still_refused() {
+    let text = "[".to_owned() + &"'a' ".repeat(20_000) + "New York]";
+    let out = repair(&text, &RepairOptions::default());
+    assert!(out.value.is_none());
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.message.contains("json.unquoted_text"))
+    );
+}

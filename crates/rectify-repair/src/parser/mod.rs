@@ -14,13 +14,17 @@ mod top;
 
 pub(crate) use top::{Payload, parse_region};
 
-use rectify_core::push_pointer;
+use rectify_core::{Applicability, push_pointer};
 use serde_json::Value;
 
 use crate::rules::Rule;
 
 /// Longest lookahead, in bytes, that any heuristic may make.
 pub(crate) const WINDOW: usize = 256;
+
+/// Most repairs recorded one by one; past this they are only counted (an unsafe one is
+/// still recorded, so the safety policy sees it), which bounds memory on hostile input.
+pub(crate) const MAX_RECORDS: usize = 10_000;
 
 /// Longest `before`/`after` snippet kept in a repair record.
 const SNIPPET: usize = 48;
@@ -73,6 +77,10 @@ pub(crate) struct Parser<'a> {
     pub stack: Vec<u8>,
     pub path: Vec<Seg>,
     pub repairs: Vec<RawRepair>,
+    /// Repairs applied but not recorded because of [`MAX_RECORDS`].
+    pub unrecorded: usize,
+    /// True when the text ended inside a value (a string or container closed at the end).
+    pub truncated: bool,
     pub fatal: Option<Fatal>,
     pub max_depth: usize,
 }
@@ -86,6 +94,8 @@ impl<'a> Parser<'a> {
             stack: Vec::new(),
             path: Vec::new(),
             repairs: Vec::new(),
+            unrecorded: 0,
+            truncated: false,
             fatal: None,
             max_depth,
         }
@@ -124,6 +134,24 @@ impl<'a> Parser<'a> {
 
     /// Records a repair of the source bytes `start..end`.
     pub fn record(&mut self, rule: Rule, start: usize, end: usize, after: &str) {
+        if end >= self.b.len()
+            && matches!(
+                rule,
+                Rule::MissingClosingBracket | Rule::UnterminatedString | Rule::TruncatedLiteral
+            )
+        {
+            self.truncated = true;
+        }
+        if self.repairs.len() >= MAX_RECORDS {
+            let unsafe_seen = self
+                .repairs
+                .last()
+                .is_some_and(|r| r.rule.applicability() == Applicability::Unsafe);
+            if unsafe_seen || rule.applicability() == Applicability::Safe {
+                self.unrecorded += 1;
+                return;
+            }
+        }
         let before = snippet(self.text(start, end));
         let mut pointer = String::new();
         for seg in &self.path {

@@ -14,6 +14,8 @@ pub(crate) struct Payload {
     /// True when the values were separated by commas (a list missing its brackets).
     pub comma_separated: bool,
     pub repairs: Vec<RawRepair>,
+    /// Repairs applied beyond the recording limit.
+    pub unrecorded: usize,
     pub fatal: Option<Fatal>,
     /// True when the text ended inside a value.
     pub truncated: bool,
@@ -69,14 +71,9 @@ pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize
             None => {}
         }
     }
-    out.truncated = p.repairs.iter().any(|r| {
-        r.end >= region.len()
-            && matches!(
-                r.rule,
-                Rule::MissingClosingBracket | Rule::UnterminatedString
-            )
-    });
+    out.truncated = p.truncated;
     out.repairs = p.repairs;
+    out.unrecorded = p.unrecorded;
     out.fatal = p.fatal;
     out
 }
