@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::parser::{Fatal, RawRepair, parse_region};
+use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
 use crate::rules::Rule;
 use crate::select::{Choice, choose};
 use crate::{RepairOptions, Repaired, coerce, yaml};
@@ -268,75 +269,4 @@ fn convert(doc: &Locator<'_>, raw: &[RawRepair]) -> Vec<Repair> {
             )
         })
         .collect()
-}
-
-/// Applies the safety policy: in strict mode every repair is an error, otherwise unsafe
-/// repairs are errors unless allowed. Either way an error withdraws the value.
-pub(crate) fn enforce(out: &mut Repaired, options: &RepairOptions) {
-    let refused: Vec<Diagnostic> = out
-        .repairs
-        .iter()
-        .filter(|r| {
-            options.strict || (r.applicability == Applicability::Unsafe && !options.allow_unsafe)
-        })
-        .map(|r| refusal(r, options.strict))
-        .collect();
-    if !refused.is_empty() {
-        out.value = None;
-        out.diagnostics.extend(refused);
-    }
-}
-
-fn refusal(r: &Repair, strict: bool) -> Diagnostic {
-    let (code, message) = if strict {
-        (
-            "repair.strict",
-            format!("strict mode: the text needs repair `{}`", r.code),
-        )
-    } else {
-        (
-            "repair.unsafe",
-            format!(
-                "the text needs unsafe repair `{}`, which may change its meaning; allow unsafe repairs to apply it",
-                r.code
-            ),
-        )
-    };
-    let mut d = Diagnostic::error(code, r.location.clone(), message).source("repair");
-    if !r.before.is_empty() {
-        d = d.received(r.before.clone());
-    }
-    if !r.after.is_empty() {
-        d = d.expected(r.after.clone());
-    }
-    d
-}
-
-fn unrecorded(n: usize) -> Diagnostic {
-    Diagnostic::warning(
-        "repair.unrecorded",
-        Location::root(),
-        format!("{n} more repairs were applied but not listed (the list is capped)"),
-    )
-    .source("repair")
-}
-
-fn no_payload(text: &str) -> Diagnostic {
-    let what = if text.trim().is_empty() {
-        "the text is empty"
-    } else {
-        "no JSON value found in the text"
-    };
-    Diagnostic::error("extract.no_payload", Location::root(), what)
-        .expected("a JSON object or array")
-        .source("repair")
-}
-
-fn truncated(doc: &Locator<'_>, end: usize) -> Diagnostic {
-    Diagnostic::warning(
-        "repair.truncated",
-        Location::from_span(doc.span(end, end)),
-        "the text ends inside a value; it was closed where it stopped",
-    )
-    .source("repair")
 }

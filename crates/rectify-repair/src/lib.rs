@@ -33,6 +33,7 @@ mod locate;
 mod number;
 mod options;
 mod parser;
+mod policy;
 mod repaired;
 mod rules;
 mod select;

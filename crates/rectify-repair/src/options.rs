@@ -16,7 +16,9 @@ pub struct RepairOptions {
     pub allow_unsafe: bool,
     /// Any needed repair is an error: a value is returned only for text that needed none.
     pub strict: bool,
-    /// Format of the payload; `None` detects it (JSON unless the text is clearly YAML).
+    /// Format of the payload: `Some(Yaml)` reads the text (or its code fence) as YAML;
+    /// `None` reads JSON unless the payload sits in a fence labelled `yaml`/`yml`. Markdown
+    /// and plain text are not repaired; they are treated as JSON.
     pub format: Option<Format>,
     /// Deepest nesting of arrays and objects accepted before the parse stops.
     pub max_depth: usize,

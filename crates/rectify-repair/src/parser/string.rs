@@ -36,8 +36,8 @@ enum Decision {
 }
 
 /// State of the string being read.
-struct Str {
-    out: String,
+pub(crate) struct Str {
+    pub out: String,
     quote: Quote,
     ctx: Ctx,
     start: usize,
@@ -394,80 +394,6 @@ impl Parser<'_> {
                 .enumerate()
                 .all(|(j, &c)| closes(self.stack[n - 1 - j], c));
         if matches { self.b.len() - cut } else { 0 }
-    }
-
-    /// Reads an escape sequence at the backslash.
-    fn escape(&mut self, st: &mut Str) {
-        let at = self.pos;
-        let Some(c) = self.byte_at(at + 1) else {
-            st.out.push('\\');
-            self.pos += 1;
-            return;
-        };
-        let decoded = match c {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => return self.unicode_escape(st),
-            b'\'' | b'`' => {
-                self.record(Rule::InvalidEscape, at, at + 2, self.text(at + 1, at + 2));
-                char::from(c)
-            }
-            0xE2 if self.quote_at(at + 1).is_some() => {
-                self.record(Rule::InvalidEscape, at, at + 1, "");
-                self.pos += 1;
-                return;
-            }
-            _ => {
-                self.record(Rule::InvalidEscape, at, at + 2, "\\\\");
-                st.out.push('\\');
-                self.pos += 1;
-                return;
-            }
-        };
-        st.out.push(decoded);
-        self.pos += 2;
-    }
-
-    fn hex4(&self, at: usize) -> Option<u32> {
-        let digits = self.b.get(at..at + 4)?;
-        let text = std::str::from_utf8(digits).ok()?;
-        if !digits.iter().all(u8::is_ascii_hexdigit) {
-            return None;
-        }
-        u32::from_str_radix(text, 16).ok()
-    }
-
-    fn unicode_escape(&mut self, st: &mut Str) {
-        let at = self.pos;
-        let Some(code) = self.hex4(at + 2) else {
-            self.record(Rule::InvalidEscape, at, at + 2, "\\\\u");
-            st.out.push('\\');
-            self.pos += 1;
-            return;
-        };
-        self.pos += 6;
-        if (0xD800..0xDC00).contains(&code)
-            && self.b.get(self.pos..self.pos + 2) == Some(b"\\u")
-            && let Some(low) = self.hex4(self.pos + 2)
-            && (0xDC00..0xE000).contains(&low)
-        {
-            self.pos += 6;
-            let c = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-            st.out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
-            return;
-        }
-        if let Some(c) = char::from_u32(code) {
-            st.out.push(c);
-        } else {
-            self.record(Rule::InvalidEscape, at, self.pos, "\u{fffd}");
-            st.out.push('\u{fffd}');
-        }
     }
 }
 
