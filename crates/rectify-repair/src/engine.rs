@@ -25,10 +25,9 @@ struct Found {
 }
 
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
-    if let Some(region) = yaml::payload(text, options) {
-        return run_yaml(text, region, options);
-    }
-    if let Ok(value) = serde_json::from_str::<Value>(text)
+    let yaml_wanted = options.format == Some(Format::Yaml);
+    if !yaml_wanted
+        && let Ok(value) = serde_json::from_str::<Value>(text)
         && !(options.strict && has_duplicate_keys(text, options))
     {
         let mut out = Repaired {
@@ -39,6 +38,9 @@ pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
         coerce::apply_to(&mut out, options);
         enforce(&mut out, options);
         return out;
+    }
+    if let Some(region) = yaml::payload(text, options) {
+        return run_yaml(text, region, options);
     }
     let found = find(text, options);
     finish(text, options, found)
