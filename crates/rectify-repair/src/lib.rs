@@ -25,6 +25,35 @@
 //! let out = repair(text, &RepairOptions::default().with_unsafe(true));
 //! assert_eq!(out.value.unwrap()["city"], "New York");
 //! ```
+//!
+//! With a schema, values are coerced towards it (each change recorded too) and a value that
+//! still does not fit gets `repair.schema_mismatch` errors; [`Repaired::into_report`] gives the
+//! shared [`Report`](rectify_core::Report):
+//!
+//! ```
+//! use rectify_repair::{repair, RepairOptions};
+//! use serde_json::json;
+//!
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "count": {"type": "integer"},
+//!         "status": {"enum": ["todo", "in_progress", "done"]},
+//!         "tags": {"type": "array", "items": {"type": "string"}}
+//!     },
+//!     "required": ["count"]
+//! });
+//! let text = r#"{"count": "3", "status": "In Progress", "tags": "urgent"}"#;
+//! let out = repair(text, &RepairOptions::default().with_schema(schema));
+//! assert_eq!(
+//!     out.value.as_ref().unwrap(),
+//!     &json!({"count": 3, "status": "in_progress", "tags": ["urgent"]})
+//! );
+//! let report = out.into_report();
+//! assert!(report.valid);
+//! assert_eq!(report.repairs[0].code, "coerce.string_to_number");
+//! assert_eq!(report.repairs[0].location.pointer, "/count");
+//! ```
 
 mod coerce;
 mod engine;
