@@ -2,7 +2,7 @@
 
 use rectify_core::{Diagnostic, Location, Report};
 use rectify_provider::FinishReason;
-use rectify_repair::{RepairOptions, repair};
+use rectify_repair::{RepairOptions, Repaired, repair};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -14,15 +14,46 @@ pub const TRUNCATED: &str = "response.truncated";
 /// Repair's own note that a coerced value still does not fit the schema.
 const SCHEMA_MISMATCH: &str = "repair.schema_mismatch";
 
+/// How answers are repaired: without the schema first (cheap), and with it, for coercion
+/// and the choice between candidates, only when the plain result does not fit the schema.
+#[derive(Debug)]
+pub(crate) struct RepairPlan {
+    plain: RepairOptions,
+    guided: Option<RepairOptions>,
+}
+
+impl RepairPlan {
+    pub(crate) fn new(task: &Task, allow_unsafe: bool) -> RepairPlan {
+        let plain = RepairOptions::default().with_unsafe(allow_unsafe);
+        let guided = task
+            .schema_value
+            .as_ref()
+            .map(|schema| plain.clone().with_schema(schema.clone()));
+        RepairPlan { plain, guided }
+    }
+
+    fn repair(&self, task: &Task, text: &str) -> Repaired {
+        let repaired = repair(text, &self.plain);
+        match (&self.guided, &task.schema) {
+            (Some(guided), Some(schema))
+                if !repaired.value.as_ref().is_some_and(|v| schema.is_valid(v)) =>
+            {
+                repair(text, guided)
+            }
+            _ => repaired,
+        }
+    }
+}
+
 /// Repairs and checks one answer. A truncated answer (`finish_reason=length`) is always
 /// invalid, even when repair could close it.
 pub(crate) fn evaluate(
     task: &Task,
-    options: &RepairOptions,
+    plan: &RepairPlan,
     text: &str,
     finish: &FinishReason,
 ) -> Report {
-    let repaired = repair(text, options);
+    let repaired = plan.repair(task, text);
     let mut diagnostics = repaired.diagnostics;
     if task.schema.is_some() {
         // The schema check below reports the same problems, with better messages.
@@ -47,17 +78,18 @@ fn truncated() -> Diagnostic {
     .source("provider")
 }
 
-/// Turns a checked value into the caller's type.
+/// Turns a checked value into the caller's type, taking it; on failure the value comes back
+/// with the diagnostics.
 pub(crate) trait Accept<T> {
-    fn accept(&self, value: &Value) -> Result<T, Vec<Diagnostic>>;
+    fn accept(&self, value: Value) -> Result<T, (Value, Vec<Diagnostic>)>;
 }
 
 /// Untyped runs keep the value.
 pub(crate) struct AsValue;
 
 impl Accept<Value> for AsValue {
-    fn accept(&self, value: &Value) -> Result<Value, Vec<Diagnostic>> {
-        Ok(value.clone())
+    fn accept(&self, value: Value) -> Result<Value, (Value, Vec<Diagnostic>)> {
+        Ok(value)
     }
 }
 
@@ -65,18 +97,18 @@ impl Accept<Value> for AsValue {
 pub(crate) struct AsType;
 
 impl<T: DeserializeOwned + schemars::JsonSchema + 'static> Accept<T> for AsType {
-    fn accept(&self, value: &Value) -> Result<T, Vec<Diagnostic>> {
-        match T::deserialize(value) {
+    fn accept(&self, value: Value) -> Result<T, (Value, Vec<Diagnostic>)> {
+        match T::deserialize(&value) {
             Ok(typed) => Ok(typed),
             Err(err) => {
-                let located = rectify_check::check_value_as::<T>(value).diagnostics;
+                let located = rectify_check::check_value_as::<T>(&value).diagnostics;
                 if located.iter().any(Diagnostic::is_error) {
-                    Err(located)
+                    Err((value, located))
                 } else {
-                    Err(vec![
+                    let d =
                         Diagnostic::error("type.deserialize", Location::root(), err.to_string())
-                            .source("type"),
-                    ])
+                            .source("type");
+                    Err((value, vec![d]))
                 }
             }
         }
@@ -94,7 +126,7 @@ mod tests {
         let task = Task::new("p")
             .schema(json!({"type": "object", "required": ["a"]}))
             .unwrap();
-        let opts = RepairOptions::default();
+        let opts = RepairPlan::new(&task, false);
         let ok = evaluate(
             &task,
             &opts,
@@ -113,16 +145,31 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_guides_repair_only_when_the_plain_value_does_not_fit() {
+        let task = Task::new("p")
+            .schema(json!({"properties": {"n": {"type": "integer"}}}))
+            .unwrap();
+        let plan = RepairPlan::new(&task, false);
+        let coerced = evaluate(&task, &plan, r#"{"n": "5"}"#, &FinishReason::Stop);
+        assert!(coerced.valid, "{coerced:?}");
+        assert_eq!(coerced.value, Some(json!({"n": 5})));
+        assert_eq!(coerced.repairs[0].code, "coerce.string_to_number");
+        let fits = evaluate(&task, &plan, r#"{"n": 5}"#, &FinishReason::Stop);
+        assert!(fits.valid && fits.repairs.is_empty());
+    }
+
+    #[test]
     fn typed_acceptance_locates_errors() {
         #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
         struct T {
             #[allow(dead_code)]
             n: u8,
         }
-        let got: Result<T, _> = AsType.accept(&json!({"n": 300}));
-        let errs = got.unwrap_err();
+        let got: Result<T, _> = AsType.accept(json!({"n": 300}));
+        let (value, errs) = got.unwrap_err();
+        assert_eq!(value, json!({"n": 300}));
         assert_eq!(errs[0].location.path, "n");
-        let ok: Result<T, _> = AsType.accept(&json!({"n": 3}));
+        let ok: Result<T, _> = AsType.accept(json!({"n": 3}));
         assert!(ok.is_ok());
     }
 }

@@ -23,7 +23,8 @@ pub struct Attempt {
     pub raw: String,
     /// Why generation stopped.
     pub finish_reason: FinishReason,
-    /// The repaired value, the diagnostics of every check and the repairs applied.
+    /// The repaired value, the diagnostics of every check and the repairs applied. The value
+    /// of the accepted attempt is not repeated here: it is the value of [`Outcome::Valid`].
     pub report: Report,
     /// Tokens used by this call.
     pub usage: Usage,

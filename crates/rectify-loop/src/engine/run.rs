@@ -1,12 +1,11 @@
 //! One run of a task: the attempt loop over the provider rungs.
 
 use rectify_provider::{Capabilities, FinishReason, ProviderError, Request, Response};
-use rectify_repair::RepairOptions;
 use tracing::Instrument;
 
 use super::{Engine, Rung};
 use crate::budget::Spend;
-use crate::evaluate::{Accept, evaluate};
+use crate::evaluate::{Accept, RepairPlan, evaluate};
 use crate::events::{Event, EventKind};
 use crate::feedback::{Feedback, build_messages};
 use crate::memory::ErrorMemory;
@@ -32,7 +31,7 @@ pub(super) struct Run<'a, T> {
     accept: &'a dyn Accept<T>,
     memory: Option<&'a mut ErrorMemory>,
     memory_note: Option<String>,
-    options: RepairOptions,
+    repair: RepairPlan,
     ledger: Ledger,
     spend: Spend,
 }
@@ -45,17 +44,14 @@ impl<'a, T> Run<'a, T> {
         memory: Option<&'a mut ErrorMemory>,
     ) -> Run<'a, T> {
         let memory_note = memory.as_ref().and_then(|m| m.note_for(&task.step));
-        let mut options = RepairOptions::default().with_unsafe(engine.config.allow_unsafe_repairs);
-        if let Some(schema) = &task.schema_value {
-            options = options.with_schema(schema.clone());
-        }
+        let repair = RepairPlan::new(task, engine.config.allow_unsafe_repairs);
         Run {
             engine,
             task,
             accept,
             memory,
             memory_note,
-            options,
+            repair,
             ledger: Ledger::default(),
             spend: Spend::start(),
         }
@@ -171,7 +167,7 @@ impl<'a, T> Run<'a, T> {
     ) -> Option<Outcome<T>> {
         let report = evaluate(
             self.task,
-            &self.options,
+            &self.repair,
             &response.text,
             &response.finish_reason,
         );
@@ -204,14 +200,16 @@ impl<'a, T> Run<'a, T> {
         None
     }
 
+    /// The accepted value, moved out of the attempt's report (the outcome carries it).
     fn accept_value(&self, attempt: &mut Attempt) -> Option<T> {
         if !attempt.report.valid {
             return None;
         }
-        let value = attempt.report.value.as_ref()?;
+        let value = attempt.report.value.take()?;
         match self.accept.accept(value) {
             Ok(typed) => Some(typed),
-            Err(diagnostics) => {
+            Err((value, diagnostics)) => {
+                attempt.report.value = Some(value);
                 attempt.report.extend(diagnostics);
                 None
             }
