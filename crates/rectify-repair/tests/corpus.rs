@@ -173,8 +173,16 @@ fn corpus() {
             _ => {}
         }
     }
+    let safe_only = cases
+        .iter()
+        .filter(|c| !c.expect_error && c.options.schema.is_none() && !c.options.strict)
+        .filter(|c| {
+            let out = repair(&c.input, &RepairOptions::default());
+            out.is_valid() && out.value.as_ref().is_some_and(|v| same(v, &c.expected))
+        })
+        .count();
     eprintln!(
-        "corpus: {passed}/{} pass, {} listed as different",
+        "corpus: {passed}/{} pass, {} listed as different; {safe_only} recovered with safe repairs only",
         cases.len(),
         different.len()
     );
