@@ -118,7 +118,8 @@ impl<'a, T> Run<'a, T> {
                 provider: provider.to_owned(),
                 messages: request.messages.len(),
             });
-            match rung.provider.complete(&request).await {
+            let span = tracing::info_span!("attempt", attempt = number, provider);
+            match rung.provider.complete(&request).instrument(span).await {
                 Ok(response) => {
                     if let Some(outcome) = self.judge(number, index, provider, response) {
                         return RungEnd::Done(outcome);
