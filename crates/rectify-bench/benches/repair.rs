@@ -48,13 +48,13 @@ fn large(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(broken.len() as u64));
     group.bench_function("broken/rectify", |b| {
-        b.iter(|| rectify_text(&broken, &options))
+        b.iter(|| rectify_text(&broken, &options));
     });
     group.bench_function("broken/jsonrepair_rs", |b| {
         b.iter(|| jsonrepair_rs::jsonrepair(&broken).ok());
     });
     group.bench_function("valid/rectify", |b| {
-        b.iter(|| repair(&valid, &options).value)
+        b.iter(|| repair(&valid, &options).value);
     });
     group.bench_function("valid/serde_json", |b| {
         b.iter(|| serde_json::from_str::<serde_json::Value>(&valid).ok());

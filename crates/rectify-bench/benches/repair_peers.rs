@@ -5,7 +5,8 @@
 //!   (`small.json`: the corpus inputs repeated to 10,000; `valid.json`, `broken.json`: 10 MB);
 //! - `cargo bench -p rectify-bench --bench repair_peers -- time DIR` times rectify and the
 //!   jsonrepair-rs crate on those files and prints `tool workload seconds` lines (best of
-//!   several runs), the same format the script's Node and Python timers print.
+//!   several runs), the same format the script's Node and Python timers print;
+//! - `... -- profile DIR` repairs only the broken document, ten times (for `perf record`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -27,6 +28,7 @@ fn main() {
     match args.as_slice() {
         [mode, dir] if mode == "export" => export(Path::new(dir)),
         [mode, dir] if mode == "time" => time(Path::new(dir)),
+        [mode, dir] if mode == "profile" => profile(Path::new(dir)),
         _ => eprintln!("usage: repair_peers (export|time) DIR"),
     }
 }
@@ -48,6 +50,16 @@ fn best(runs: usize, mut f: impl FnMut() -> usize) -> f64 {
             start.elapsed().as_secs_f64()
         })
         .fold(f64::INFINITY, f64::min)
+}
+
+/// Only rectify on the broken document, ten times: a target for `perf record`.
+fn profile(dir: &Path) {
+    let broken = std::fs::read_to_string(dir.join("broken.json")).unwrap();
+    let options = RepairOptions::default().with_unsafe(true);
+    let secs = best(10, || {
+        repair(&broken, &options).to_json().map_or(0, |s| s.len())
+    });
+    println!("rectify broken {secs:.6}");
 }
 
 fn time(dir: &Path) {

@@ -25,6 +25,12 @@ struct Found {
 }
 
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
+    let mut out = run_inner(text, options);
+    out.source_len = text.len();
+    out
+}
+
+fn run_inner(text: &str, options: &RepairOptions) -> Repaired {
     let yaml_wanted = options.format == Some(Format::Yaml);
     if !yaml_wanted
         && let Ok(value) = serde_json::from_str::<Value>(text)

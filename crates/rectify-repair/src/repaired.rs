@@ -19,6 +19,8 @@ pub struct Repaired {
     pub diagnostics: Vec<Diagnostic>,
     /// The format the payload was read as.
     pub format: Option<Format>,
+    /// Length of the text the value came from: the output buffer is sized from it.
+    pub(crate) source_len: usize,
 }
 
 impl Repaired {
@@ -40,12 +42,17 @@ impl Repaired {
     /// The repaired value as compact JSON text. Numbers keep their text exactly as the
     /// repair left it (`1.50` stays `1.50`); `None` when no value was recovered.
     pub fn to_json(&self) -> Option<String> {
-        self.value.as_ref().map(Value::to_string)
+        let value = self.value.as_ref()?;
+        let mut out = Vec::with_capacity(self.source_len + self.source_len / 8 + 16);
+        serde_json::to_writer(&mut out, value).ok()?;
+        String::from_utf8(out).ok()
     }
 
     /// The repaired value as JSON text indented by two spaces, numbers kept exactly.
     pub fn to_json_pretty(&self) -> Option<String> {
         let value = self.value.as_ref()?;
-        serde_json::to_string_pretty(value).ok()
+        let mut out = Vec::with_capacity(self.source_len + self.source_len / 2 + 16);
+        serde_json::to_writer_pretty(&mut out, value).ok()?;
+        String::from_utf8(out).ok()
     }
 }

@@ -1,5 +1,6 @@
 //! Objects: missing and extra commas, colons and braces, unquoted keys, set-like objects.
 
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::string::closes;
@@ -160,10 +161,16 @@ impl Parser<'_> {
         if self.fatal.is_some() {
             return;
         }
-        if map.contains_key(&key) {
-            self.record(Rule::DuplicateKey, key_start, self.pos, "");
+        let value = value.unwrap_or(Value::Null);
+        match map.entry(key) {
+            Entry::Occupied(mut slot) => {
+                slot.insert(value);
+                self.record(Rule::DuplicateKey, key_start, self.pos, "");
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(value);
+            }
         }
-        map.insert(key, value.unwrap_or(Value::Null));
         self.after_member();
     }
 
