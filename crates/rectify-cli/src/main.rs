@@ -2,6 +2,7 @@
 
 mod args;
 mod commands;
+mod config;
 mod exit;
 mod input;
 mod printer;

@@ -4,7 +4,9 @@
 //!
 //! - reading text into a [`Document`] with source spans ([`parse`]),
 //! - deterministic extraction and repair of model output ([`repair`]),
-//! - checks that produce [`Diagnostic`]s: JSON Schema, Rust types, rules files ([`check`]).
+//! - checks that produce [`Diagnostic`]s: JSON Schema, Rust types, rules files ([`check`]),
+//! - the validate → repair → feedback → retry loop over any model provider ([`engine`],
+//!   [`provider`]).
 //!
 //! Checking a model's answer against a Rust type, the Zod-like entry point:
 //!
@@ -35,7 +37,10 @@ pub use rectify_core::{
     Applicability, Diagnostic, Document, Finding, FindingLevel, Format, Location, Repair, Report,
     Severity, Span, Verdict,
 };
+pub use rectify_loop as engine;
+pub use rectify_loop::{Engine, Outcome, Task, validate_with_retry, validate_with_retry_typed};
 pub use rectify_parse as parse;
+pub use rectify_provider as provider;
 pub use rectify_repair as repair;
 
 /// Reads `text` as `format` with the default limits.

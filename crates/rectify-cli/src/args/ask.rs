@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use rectify_loop::FeedbackMode;
 
-use super::Output;
+use super::{Output, RefArg, parse_ref};
 
 /// Which backend answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -59,6 +59,9 @@ pub struct AskArgs {
     /// A rules file (YAML) the answer must also satisfy.
     #[arg(long, value_name = "RULES")]
     pub rules: Option<PathBuf>,
+    /// A document the rules refer to by name; overrides the rules file's `documents`.
+    #[arg(long = "ref", value_name = "NAME=FILE", value_parser = parse_ref)]
+    pub refs: Vec<RefArg>,
     /// A system prompt.
     #[arg(long, value_name = "TEXT")]
     pub system: Option<String>,

@@ -5,26 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use rectify_core::Format;
 
-use super::Output;
-
-/// A named reference document, `NAME=FILE`.
-#[derive(Clone, Debug)]
-pub struct RefArg {
-    /// The name rules use (`plan` in `plan:$.phases[*].id`).
-    pub name: String,
-    /// The file.
-    pub path: PathBuf,
-}
-
-fn parse_ref(s: &str) -> Result<RefArg, String> {
-    match s.split_once('=') {
-        Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(RefArg {
-            name: name.to_owned(),
-            path: PathBuf::from(path),
-        }),
-        _ => Err(format!("expected NAME=FILE, got `{s}`")),
-    }
-}
+use super::{Output, RefArg, parse_ref};
 
 /// Arguments of `rectify check`.
 #[derive(Debug, Args)]

@@ -1,5 +1,7 @@
 //! Command-line arguments.
 
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod ask;
@@ -48,4 +50,23 @@ pub enum Output {
     Human,
     /// One JSON document on stdout.
     Json,
+}
+
+/// A named reference document, `NAME=FILE`.
+#[derive(Clone, Debug)]
+pub struct RefArg {
+    /// The name rules use (`plan` in `plan:$.phases[*].id`).
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+}
+
+pub fn parse_ref(s: &str) -> Result<RefArg, String> {
+    match s.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok(RefArg {
+            name: name.to_owned(),
+            path: PathBuf::from(path),
+        }),
+        _ => Err(format!("expected NAME=FILE, got `{s}`")),
+    }
 }

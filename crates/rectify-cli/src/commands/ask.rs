@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use rectify_check::{Checker, CompiledSchema, RuleSet};
+use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
 use rectify_loop::{Engine, Event, EventKind, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
@@ -17,9 +17,9 @@ use serde_json::Value;
 
 use crate::args::{AskArgs, Output, ProviderKind};
 use crate::exit::{ExitStatus, Hint};
-use crate::input;
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::print;
+use crate::{config, input};
 
 /// The model used with `--provider openai` when none is given.
 const OPENAI_MODEL: &str = "gpt-4o-mini";
@@ -63,24 +63,19 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     if prompt.trim().is_empty() {
         bail!("the prompt is empty");
     }
-    let doc = input::read_config_document(&args.schema, "schema", limits)?;
-    let name = args.schema.display().to_string();
-    let compiled = CompiledSchema::compile_named(&doc.value, &name, Some(&args.schema))
-        .with_context(|| format!("cannot use the schema `{name}`"))?;
-    let mut task = Task::new(prompt).compiled_schema(doc.value, compiled);
+    let (schema, compiled) = config::schema(&args.schema, limits)?;
+    let mut task = Task::new(prompt).compiled_schema(schema, compiled);
     if let Some(system) = &args.system {
         task = task.system(system.clone());
     }
     if let Some(path) = &args.rules {
-        let what = || format!("cannot use the rules file `{}`", path.display());
-        let rules = RuleSet::from_file(path).with_context(what)?;
-        let references = rules.load_documents().with_context(what)?;
-        let checker = Checker::builder()
-            .rules(rules)
-            .references(references)
-            .build()
-            .with_context(what)?;
-        task = task.checker(checker);
+        let (rules, references) = config::rules(path, &args.refs, limits)?;
+        task = task.checker(
+            Checker::builder()
+                .rules(rules)
+                .references(references)
+                .build()?,
+        );
     }
     Ok(task)
 }

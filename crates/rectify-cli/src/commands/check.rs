@@ -1,15 +1,15 @@
 //! `rectify check`: validate a document against schemas and rules without changing it.
 
-use anyhow::{Context, Result};
-use rectify_check::{Checker, CompiledSchema, References, RuleSet, SchemaSet};
+use anyhow::Result;
+use rectify_check::{Checker, SchemaSet};
 use rectify_core::{Diagnostic, Document};
 use rectify_parse::Limits;
 
 use crate::args::{CheckArgs, Output};
 use crate::exit::ExitStatus;
-use crate::input;
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::{CheckOutput, print};
+use crate::{config, input};
 
 /// Runs `rectify check`.
 pub fn run(args: &CheckArgs) -> Result<ExitStatus> {
@@ -34,50 +34,16 @@ pub fn run(args: &CheckArgs) -> Result<ExitStatus> {
 /// Compiles the schemas, reads the rules and their reference documents: everything that can
 /// be wrong with the configuration fails here, before the document is read.
 fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
-    let mut builder = Checker::builder().schemas(load_schemas(args, limits)?);
+    let mut schemas = SchemaSet::new();
+    for path in &args.schema {
+        schemas.push(config::schema(path, limits)?.1);
+    }
+    let mut builder = Checker::builder().schemas(schemas);
     if let Some(path) = &args.rules {
-        let doc = input::read_config_document(path, "rules file", limits)?;
-        let rules = RuleSet::from_document(&doc, path.parent())
-            .with_context(|| format!("the rules file `{}` is not valid", path.display()))?;
-        builder = builder
-            .references(load_references(&rules, args, limits)?)
-            .rules(rules);
+        let (rules, references) = config::rules(path, &args.refs, limits)?;
+        builder = builder.references(references).rules(rules);
     }
     Ok(builder.build()?)
-}
-
-/// The documents named in the rules file, overridden by `--ref NAME=FILE`.
-fn load_references(rules: &RuleSet, args: &CheckArgs, limits: &Limits) -> Result<References> {
-    let mut refs = References::new();
-    for (name, path) in rules.documents() {
-        if !args.refs.iter().any(|r| &r.name == name) {
-            let what = format!("reference document `{name}`");
-            refs.insert(
-                name.clone(),
-                input::read_config_document(path, &what, limits)?,
-            );
-        }
-    }
-    for r in &args.refs {
-        let what = format!("reference document `{}`", r.name);
-        refs.insert(
-            r.name.clone(),
-            input::read_config_document(&r.path, &what, limits)?,
-        );
-    }
-    Ok(refs)
-}
-
-fn load_schemas(args: &CheckArgs, limits: &Limits) -> Result<SchemaSet> {
-    let mut set = SchemaSet::new();
-    for path in &args.schema {
-        let doc = input::read_config_document(path, "schema", limits)?;
-        let name = path.display().to_string();
-        let schema = CompiledSchema::compile_named(&doc.value, &name, Some(path))
-            .with_context(|| format!("cannot use the schema `{name}`"))?;
-        set.push(schema);
-    }
-    Ok(set)
 }
 
 fn emit(

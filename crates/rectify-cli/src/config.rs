@@ -1,0 +1,42 @@
+//! Loading what commands are configured with: schemas, rules files and their reference
+//! documents. Anything wrong here is a configuration error (exit 2).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rectify_check::{CompiledSchema, References, RuleSet};
+use rectify_parse::Limits;
+use serde_json::Value;
+
+use crate::args::RefArg;
+use crate::input;
+
+/// Reads and compiles the schema at `path`; returns its value too.
+pub fn schema(path: &Path, limits: &Limits) -> Result<(Value, CompiledSchema)> {
+    let doc = input::read_config_document(path, "schema", limits)?;
+    let name = path.display().to_string();
+    let compiled = CompiledSchema::compile_named(&doc.value, &name, Some(path))
+        .with_context(|| format!("cannot use the schema `{name}`"))?;
+    Ok((doc.value, compiled))
+}
+
+/// Reads the rules file at `path` and the documents it names, overridden by `--ref`.
+pub fn rules(path: &Path, refs: &[RefArg], limits: &Limits) -> Result<(RuleSet, References)> {
+    let doc = input::read_config_document(path, "rules file", limits)?;
+    let rules = RuleSet::from_document(&doc, path.parent())
+        .with_context(|| format!("the rules file `{}` is not valid", path.display()))?;
+    let mut documents = References::new();
+    for (name, doc_path) in rules.documents() {
+        if !refs.iter().any(|r| &r.name == name) {
+            documents.insert(name.clone(), reference(name, doc_path, limits)?);
+        }
+    }
+    for r in refs {
+        documents.insert(r.name.clone(), reference(&r.name, &r.path, limits)?);
+    }
+    Ok((rules, documents))
+}
+
+fn reference(name: &str, path: &Path, limits: &Limits) -> Result<rectify_core::Document> {
+    input::read_config_document(path, &format!("reference document `{name}`"), limits)
+}
