@@ -36,6 +36,7 @@
 
 mod checker;
 mod error;
+mod files;
 pub mod rules;
 pub mod schema;
 pub mod typed;

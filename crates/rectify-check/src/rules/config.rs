@@ -4,8 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use rectify_core::{Document, Format, Severity};
-use rectify_parse::Limits;
+use rectify_core::{Document, Severity};
 use serde_json::{Map, Value};
 
 use super::path::Query;
@@ -337,17 +336,5 @@ pub(super) fn read_reference(name: &str, path: &Path) -> Result<Document, Config
 }
 
 fn read_document(path: &Path) -> Result<Document, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let format = path
-        .to_str()
-        .and_then(Format::from_path)
-        .unwrap_or_else(|| Format::sniff(&text));
-    let parsed = rectify_parse::read(text, format, &Limits::default());
-    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
-        return Err(match d.location.span {
-            Some(s) => format!("{} (line {}, column {})", d.message, s.line, s.column),
-            None => d.message.clone(),
-        });
-    }
-    parsed.document.ok_or_else(|| "no document".to_owned())
+    crate::files::read_document(path).map_err(|failure| failure.to_string())
 }

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ReferencingError, ValidationError, Validator};
-use rectify_core::{Format, push_pointer};
-use rectify_parse::Limits;
+use rectify_core::push_pointer;
 use serde_json::Value;
 
 use crate::ConfigError;
@@ -134,28 +133,15 @@ fn file_uri(path: &Path) -> Option<String> {
 
 /// Reads a schema file as JSON, or YAML when its extension says so.
 pub(super) fn read_file(path: &Path) -> Result<Value, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let format = path
-        .to_str()
-        .and_then(Format::from_path)
-        .unwrap_or(Format::Json);
-    let parsed = rectify_parse::read(text, format, &Limits::default());
-    match parsed.document {
-        Some(doc) => Ok(doc.value),
-        None => Err(ConfigError::Unreadable {
+    use crate::files::{Failure, read_document};
+    match read_document(path) {
+        Ok(doc) => Ok(doc.value),
+        Err(Failure::Read(rectify_parse::ReadError::Io { path, source })) => {
+            Err(ConfigError::Io { path, source })
+        }
+        Err(failure) => Err(ConfigError::Unreadable {
             origin: path.display().to_string(),
-            message: parsed.diagnostics.first().map_or_else(
-                || "no document".to_owned(),
-                |d| match d.location.span {
-                    Some(span) => {
-                        format!("{} (line {}, column {})", d.message, span.line, span.column)
-                    }
-                    None => d.message.clone(),
-                },
-            ),
+            message: failure.to_string(),
         }),
     }
 }
