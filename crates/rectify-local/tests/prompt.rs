@@ -52,6 +52,37 @@ fn example_follows_local_refs_and_terminates_on_recursion() {
 }
 
 #[test]
+fn array_items_differ_so_the_model_does_not_learn_to_repeat() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "tasks": {"type": "array", "minItems": 2, "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "pattern": "^T[0-9]+$"},
+                    "title": {"type": "string"},
+                    "day": {"enum": ["monday", "tuesday"]},
+                    "hours": {"type": "integer", "maximum": 10}
+                }
+            }},
+            "goal": {"type": "string"}
+        }
+    });
+    let example = example_for(&schema);
+    assert_eq!(
+        example,
+        json!({
+            "tasks": [
+                {"id": "T1", "title": "example title 1", "day": "monday", "hours": 3},
+                {"id": "T2", "title": "example title 2", "day": "tuesday", "hours": 4}
+            ],
+            "goal": "example goal"
+        })
+    );
+    assert!(valid(&schema, &example));
+}
+
+#[test]
 fn explicit_examples_const_and_default_win() {
     assert_eq!(
         example_for(&json!({"type": "string", "examples": ["x"]})),
