@@ -85,7 +85,7 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
 fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
     let kind = match args.provider {
         Some(kind) => kind,
-        None => default_kind(args)?,
+        None => default_kind(args),
     };
     if kind != ProviderKind::Command && !args.agent.is_empty() {
         return Err(with_hint(
@@ -125,16 +125,16 @@ fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
 }
 
 /// Without `--provider`: the agent after `--`, else a configured API.
-fn default_kind(args: &AskArgs) -> Result<ProviderKind> {
+fn default_kind(args: &AskArgs) -> ProviderKind {
     let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
     if !args.agent.is_empty() {
-        Ok(ProviderKind::Command)
+        ProviderKind::Command
     } else if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") || args.base_url.is_some() {
-        Ok(ProviderKind::Openai)
+        ProviderKind::Openai
     } else if set("ANTHROPIC_API_KEY") {
-        Ok(ProviderKind::Anthropic)
+        ProviderKind::Anthropic
     } else {
-        Ok(ProviderKind::Local)
+        ProviderKind::Local
     }
 }
 
