@@ -4,7 +4,7 @@ mod wire;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::http::{HttpOptions, HttpTransport, join_url};
+use crate::http::{self, HttpOptions, HttpTransport, join_url};
 use crate::retry::Retrier;
 use crate::secret::ApiKey;
 use crate::{Capabilities, CompletionFuture, Provider, ProviderError, Request, Response};
@@ -134,21 +134,7 @@ impl AnthropicProvider {
                 request.timeout,
             )
             .await?;
-        let answer = wire::parse_response(&reply.value).map_err(|kind| ProviderError {
-            kind,
-            provider: self.name.clone(),
-            retries: reply.retries,
-            elapsed: reply.elapsed,
-        })?;
-        Ok(Response {
-            text: answer.text,
-            finish_reason: answer.finish_reason,
-            usage: answer.usage,
-            model: answer.model.unwrap_or_else(|| self.config.model.clone()),
-            latency: reply.elapsed,
-            transport_retries: reply.retries,
-            raw: reply.value,
-        })
+        http::into_response(reply, &self.name, &self.config.model, wire::parse_response)
     }
 }
 

@@ -3,16 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::AnthropicConfig;
+use crate::http::Answer;
 use crate::{ErrorKind, FinishReason, Request, Usage};
-
-/// The parts of a message the provider keeps.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Answer {
-    pub(crate) text: String,
-    pub(crate) finish_reason: FinishReason,
-    pub(crate) usage: Usage,
-    pub(crate) model: Option<String>,
-}
 
 /// The JSON body for `POST /v1/messages`: system as a top-level field, the other turns as
 /// messages.

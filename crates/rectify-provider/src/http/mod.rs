@@ -13,6 +13,40 @@ use crate::retry::{Retried, Retrier, RetryPolicy, parse_retry_after, parse_retry
 use crate::secret::{ApiKey, redact_secret};
 use crate::{ErrorKind, ProviderError};
 
+/// The parts of a completion a backend's wire format extracts from a response body.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) text: String,
+    pub(crate) finish_reason: crate::FinishReason,
+    pub(crate) usage: crate::Usage,
+    pub(crate) model: Option<String>,
+}
+
+/// Turns a successful reply into a [`crate::Response`]: `parse` reads the backend's wire
+/// format; a body it rejects is an error that still reports the retries and time spent.
+pub(crate) fn into_response(
+    reply: Retried<String>,
+    provider: &str,
+    default_model: &str,
+    parse: fn(&str) -> Result<Answer, ErrorKind>,
+) -> Result<crate::Response, ProviderError> {
+    let answer = parse(&reply.value).map_err(|kind| ProviderError {
+        kind,
+        provider: provider.to_owned(),
+        retries: reply.retries,
+        elapsed: reply.elapsed,
+    })?;
+    Ok(crate::Response {
+        text: answer.text,
+        finish_reason: answer.finish_reason,
+        usage: answer.usage,
+        model: answer.model.unwrap_or_else(|| default_model.to_owned()),
+        latency: reply.elapsed,
+        transport_retries: reply.retries,
+        raw: reply.value,
+    })
+}
+
 /// How many bytes of an error body are kept in the error.
 const ERROR_BODY_KEEP: usize = 2_000;
 

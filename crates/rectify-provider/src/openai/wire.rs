@@ -3,16 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{OpenAiConfig, StructuredOutput};
+use crate::http::Answer;
 use crate::{ErrorKind, FinishReason, Request, Usage};
-
-/// The parts of a completion the provider keeps.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Answer {
-    pub(crate) text: String,
-    pub(crate) finish_reason: FinishReason,
-    pub(crate) usage: Usage,
-    pub(crate) model: Option<String>,
-}
 
 /// The JSON body for `POST /chat/completions`.
 pub(crate) fn request_body(config: &OpenAiConfig, request: &Request) -> Value {
