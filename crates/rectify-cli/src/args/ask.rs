@@ -79,7 +79,8 @@ pub struct AskArgs {
     /// A GGUF model file for `--provider local` (default: Gemma 3 270M, fetched on first use).
     #[arg(long, value_name = "FILE")]
     pub model_path: Option<PathBuf>,
-    /// Token budget of each answer (the local model's default is 512).
+    /// Token budget of each answer, sent with every request (the local model's default
+    /// is 512).
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u32>,
     /// The cassette to answer from with `--provider replay`.

@@ -9,11 +9,11 @@ use rectify_core::{Document, Format, SpanMap};
 use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
 use rectify_loop::{Engine, Event, EventKind, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
-use rectify_provider::Provider;
 use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
 use rectify_provider::command::{CommandConfig, CommandProvider};
 use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
 use rectify_provider::replay::ReplayProvider;
+use rectify_provider::{Provider, Request};
 use serde_json::Value;
 
 use crate::args::{AskArgs, Output, ProviderKind};
@@ -68,6 +68,9 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     let mut task = Task::new(prompt).compiled_schema(schema, compiled);
     if let Some(system) = &args.system {
         task = task.system(system.clone());
+    }
+    if let Some(tokens) = args.max_output_tokens {
+        task = task.request_template(Request::default().with_max_output_tokens(tokens));
     }
     if let Some(path) = &args.rules {
         let (rules, references) = config::rules(path, &args.refs, limits)?;

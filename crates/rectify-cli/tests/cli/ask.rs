@@ -120,6 +120,17 @@ fn prints_the_valid_json_on_stdout() {
 }
 
 #[test]
+fn the_token_budget_is_sent_with_every_request() {
+    let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--max-output-tokens", "77"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for request in setup.server.requests() {
+        let body = request.json().unwrap();
+        assert_eq!(body["max_tokens"], 77, "{body}");
+    }
+}
+
+#[test]
 fn feeds_problems_back_and_retries() {
     let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
     let out = run(&mut setup.ask(&["--system", "Be brief.", "--model", "m-1"]));
