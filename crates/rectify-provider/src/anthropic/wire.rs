@@ -79,13 +79,7 @@ fn stop_reason(reason: Option<&str>) -> FinishReason {
 }
 
 fn usage(usage: Option<&Value>) -> Usage {
-    let count = |key| {
-        usage
-            .and_then(|u| u.get(key))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Usage::new(count("input_tokens"), count("output_tokens"))
+    crate::http::usage_from(usage, "input_tokens", "output_tokens")
 }
 
 fn invalid(message: String) -> ErrorKind {

@@ -47,6 +47,18 @@ pub(crate) fn into_response(
     })
 }
 
+/// Token counts from a response's usage object, read under the backend's key names; a
+/// missing object or count is 0.
+pub(crate) fn usage_from(usage: Option<&Value>, input_key: &str, output_key: &str) -> crate::Usage {
+    let count = |key: &str| {
+        usage
+            .and_then(|u| u.get(key))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    crate::Usage::new(count(input_key), count(output_key))
+}
+
 /// How many bytes of an error body are kept in the error.
 const ERROR_BODY_KEEP: usize = 2_000;
 

@@ -115,13 +115,7 @@ fn finish_reason(reason: Option<&str>) -> FinishReason {
 }
 
 fn usage(usage: Option<&Value>) -> Usage {
-    let count = |key| {
-        usage
-            .and_then(|u| u.get(key))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    Usage::new(count("prompt_tokens"), count("completion_tokens"))
+    crate::http::usage_from(usage, "prompt_tokens", "completion_tokens")
 }
 
 fn error_message(error: &Value) -> String {
