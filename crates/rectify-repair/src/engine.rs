@@ -88,8 +88,31 @@ pub(crate) fn lenient(text: &str, max_depth: usize) -> crate::parser::Payload {
 pub(crate) fn run_lossy(bytes: &[u8], valid_up_to: usize, options: &RepairOptions) -> Repaired {
     let text = String::from_utf8_lossy(bytes);
     let mut out = run(&text, options);
+    if invalid_utf8(
+        &text,
+        bytes,
+        valid_up_to,
+        options,
+        &mut out.repairs,
+        &mut out.diagnostics,
+    ) {
+        out.value = None;
+    }
+    out
+}
+
+/// Records the `text.invalid_utf8` repair of `bytes` (read as the lossy `text`) first; true
+/// when the options refuse it (its error diagnostic is then first too).
+pub(crate) fn invalid_utf8(
+    text: &str,
+    bytes: &[u8],
+    valid_up_to: usize,
+    options: &RepairOptions,
+    repairs: &mut Vec<Repair>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
     let lead = String::from_utf8_lossy(bytes.get(..valid_up_to).unwrap_or_default());
-    let span = Locator::new(&text).span(lead.len(), lead.len() + 3);
+    let span = Locator::new(text).span(lead.len(), lead.len() + 3);
     let repair = Repair::new(
         Rule::InvalidUtf8.code(),
         Location::from_span(span),
@@ -97,12 +120,12 @@ pub(crate) fn run_lossy(bytes: &[u8], valid_up_to: usize, options: &RepairOption
         "\u{fffd}",
         Applicability::Unsafe,
     );
-    out.repairs.insert(0, repair.clone());
-    if !options.allow_unsafe || options.strict {
-        out.value = None;
-        out.diagnostics.insert(0, refusal(&repair, options.strict));
+    let refused = !options.allow_unsafe || options.strict;
+    if refused {
+        diagnostics.insert(0, refusal(&repair, options.strict));
     }
-    out
+    repairs.insert(0, repair);
+    refused
 }
 
 fn find(text: &str, options: &RepairOptions) -> Found {
@@ -183,7 +206,7 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
     found.fatal = payload.fatal;
 }
 
-fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {
+pub(crate) fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {
     RawRepair {
         rule,
         start,
@@ -201,10 +224,8 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         ..Repaired::default()
     };
     if let Some(fatal) = found.fatal.take() {
-        let span = doc.span(fatal.at, (fatal.at + 1).min(text.len()));
-        let d = Diagnostic::error(fatal.code, Location::from_span(span), fatal.message);
-        out.diagnostics.push(d.source("repair"));
-        out.repairs = convert(&doc, &found.raw);
+        out.diagnostics.push(fatal_diagnostic(&doc, text, fatal));
+        out.repairs = convert(&doc, std::mem::take(&mut found.raw));
         return out;
     }
     if found.values.is_empty() {
@@ -216,7 +237,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         out.candidates = found.values;
     }
     out.value = Some(value);
-    out.repairs = convert(&doc, &found.raw);
+    out.repairs = convert(&doc, std::mem::take(&mut found.raw));
     if found.truncated {
         out.diagnostics.push(truncated(&doc, text.len()));
     }
@@ -261,20 +282,27 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
     }
 }
 
-fn convert(doc: &Locator<'_>, raw: &[RawRepair]) -> Vec<Repair> {
+/// The recorded repairs with line and column.
+pub(crate) fn convert(doc: &Locator<'_>, raw: Vec<RawRepair>) -> Vec<Repair> {
     let ranges: Vec<(usize, usize)> = raw.iter().map(|r| (r.start, r.end)).collect();
     let spans = doc.spans(&ranges);
-    raw.iter()
+    raw.into_iter()
         .zip(spans)
         .map(|(r, span)| {
             let location = Location::from_pointer(&r.pointer).with_span(Some(span));
             Repair::new(
                 r.rule.code(),
                 location,
-                r.before.clone(),
-                r.after.clone(),
+                r.before,
+                r.after,
                 r.rule.applicability(),
             )
         })
         .collect()
+}
+
+/// The error that stopped the parse, located.
+pub(crate) fn fatal_diagnostic(doc: &Locator<'_>, text: &str, fatal: Fatal) -> Diagnostic {
+    let span = doc.span(fatal.at, (fatal.at + 1).min(text.len()));
+    Diagnostic::error(fatal.code, Location::from_span(span), fatal.message).source("repair")
 }

@@ -8,18 +8,22 @@ use crate::{RepairOptions, Repaired};
 /// Applies the safety policy: in strict mode every repair is an error, otherwise unsafe
 /// repairs are errors unless allowed. Either way an error withdraws the value.
 pub(crate) fn enforce(out: &mut Repaired, options: &RepairOptions) {
-    let refused: Vec<Diagnostic> = out
-        .repairs
+    let refused = refusals(&out.repairs, options);
+    if !refused.is_empty() {
+        out.value = None;
+        out.diagnostics.extend(refused);
+    }
+}
+
+/// The error diagnostics for the repairs the options do not allow.
+pub(crate) fn refusals(repairs: &[Repair], options: &RepairOptions) -> Vec<Diagnostic> {
+    repairs
         .iter()
         .filter(|r| {
             options.strict || (r.applicability == Applicability::Unsafe && !options.allow_unsafe)
         })
         .map(|r| refusal(r, options.strict))
-        .collect();
-    if !refused.is_empty() {
-        out.value = None;
-        out.diagnostics.extend(refused);
-    }
+        .collect()
 }
 
 pub(crate) fn refusal(r: &Repair, strict: bool) -> Diagnostic {

@@ -56,3 +56,47 @@ impl Repaired {
         String::from_utf8(out).ok()
     }
 }
+
+/// The result of [`crate::repair_to_json`]: the repaired document as JSON text, with the same
+/// repairs and diagnostics [`crate::repair`] gives for the same text and options.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct RepairedText {
+    /// The value as JSON text (compact, or indented when asked), exactly what
+    /// [`Repaired::to_json`] (or [`Repaired::to_json_pretty`]) gives; `None` when no value
+    /// could be recovered with the repairs the options allow.
+    pub json: Option<String>,
+    /// The repairs, as in [`Repaired::repairs`].
+    pub repairs: Vec<Repair>,
+    /// Errors and warnings, as in [`Repaired::diagnostics`].
+    pub diagnostics: Vec<Diagnostic>,
+    /// The format the payload was read as.
+    pub format: Option<Format>,
+}
+
+impl RepairedText {
+    /// True when a value was recovered and no diagnostic is an error.
+    pub fn is_valid(&self) -> bool {
+        self.json.is_some() && !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// True when the text needed no repair at all.
+    pub fn is_unchanged(&self) -> bool {
+        self.repairs.is_empty()
+    }
+
+    /// The text form of a [`Repaired`] value.
+    pub(crate) fn from_value(out: Repaired, pretty: bool) -> Self {
+        let json = if pretty {
+            out.to_json_pretty()
+        } else {
+            out.to_json()
+        };
+        RepairedText {
+            json,
+            repairs: out.repairs,
+            diagnostics: out.diagnostics,
+            format: out.format,
+        }
+    }
+}

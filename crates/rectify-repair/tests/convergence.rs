@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use rectify_repair::testing::parse_lenient;
-use rectify_repair::{RepairOptions, repair};
+use rectify_repair::{JsonStyle, RepairOptions, repair, repair_to_json, repair_to_json_as};
 use serde_json::Value;
 
 fn corpus_inputs() -> Vec<String> {
@@ -98,6 +98,38 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Pieces inserted into valid JSON to break it.
+const BREAKAGE: &[&str] = &[
+    ",", "'", "\"", "}", "]", "{", "[", ":", " ", "\n", "True", "None", "// c\n", "...", "(", ")",
+    " + ", "\\", "`", "\u{201c}", "a b", "1.", "-", "NaN", "```", "#",
+];
+
+/// `text` with each edit applied: at a fraction of the length, delete a character
+/// (`None`) or insert a piece of [`BREAKAGE`].
+fn broken(text: &str, edits: &[(f64, Option<usize>)]) -> String {
+    let mut out: Vec<char> = text.chars().collect();
+    for &(at, edit) in edits {
+        let i = ((out.len() as f64) * at) as usize;
+        match edit {
+            None if i < out.len() => {
+                out.remove(i);
+            }
+            None => {}
+            Some(k) => {
+                let piece = BREAKAGE[k % BREAKAGE.len()];
+                for (j, c) in piece.chars().enumerate() {
+                    out.insert((i + j).min(out.len()), c);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn edits() -> impl Strategy<Value = Vec<(f64, Option<usize>)>> {
+    prop::collection::vec((0.0f64..1.0, prop::option::of(0usize..64)), 0..5)
+}
+
 proptest! {
     #[test]
     fn lenient_parser_reads_valid_json_like_serde(v in json_value(), pretty in any::<bool>()) {
@@ -106,5 +138,32 @@ proptest! {
         let (value, repairs) = parse_lenient(&text);
         prop_assert!(repairs.is_empty(), "{}: {:?}", text, repairs);
         prop_assert_eq!(value, Some(expected));
+    }
+
+    /// The text path gives exactly the value path's text, repairs and diagnostics, and its
+    /// output converges too.
+    #[test]
+    fn text_path_matches_the_value_path(
+        v in json_value(),
+        pretty in any::<bool>(),
+        edits in edits(),
+        allow_unsafe in any::<bool>(),
+    ) {
+        let valid = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
+        let text = broken(&valid, &edits);
+        let options = RepairOptions::default().with_unsafe(allow_unsafe);
+        let value = repair(&text, &options);
+        let out = repair_to_json(&text, &options);
+        prop_assert_eq!(&out.json, &value.to_json(), "{:?}", text);
+        prop_assert_eq!(&out.repairs, &value.repairs, "{:?}", text);
+        prop_assert_eq!(&out.diagnostics, &value.diagnostics, "{:?}", text);
+        let indented = repair_to_json_as(&text, &options, JsonStyle::Pretty);
+        prop_assert_eq!(indented.json, value.to_json_pretty(), "{:?}", text);
+        prop_assert_eq!(indented.repairs, value.repairs, "{:?}", text);
+        if let Some(json) = out.json {
+            let again = repair_to_json(&json, &options);
+            prop_assert!(again.is_unchanged(), "{:?} → {}: {:?}", text, json, again.repairs);
+            prop_assert_eq!(again.json.as_deref(), Some(json.as_str()));
+        }
     }
 }

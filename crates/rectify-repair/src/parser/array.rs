@@ -1,40 +1,36 @@
 //! Arrays and tuples: missing and extra commas, ellipses, `"key": value` without braces.
 
-use serde_json::{Map, Value};
-
-use super::{Ctx, Parser, Seg};
+use super::{Ctx, Parser, Seg, Sink};
 use crate::rules::Rule;
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     /// Reads an array at `[`, or a tuple at `(` (a tuple of one value without a comma is
     /// that value).
-    pub fn array(&mut self) -> Value {
+    pub fn array(&mut self) -> S::Val {
         let start = self.pos;
         let Some(opener) = self.peek() else {
-            return Value::Null;
+            return self.sink.null();
         };
         if !self.open(opener) {
-            return Value::Null;
+            return self.sink.null();
         }
         self.pos += 1;
-        let mut items = Vec::new();
+        let mut items = self.sink.begin_array();
         let commas = self.elements(&mut items, opener);
         self.stack.pop();
         if opener != b'(' {
-            return Value::Array(items);
+            return self.sink.end_array(items, false);
         }
         self.record(Rule::Tuple, start, self.pos, "[...]");
-        if items.len() == 1 && commas == 0 {
-            return items.pop().unwrap_or(Value::Null);
-        }
-        Value::Array(items)
+        let unwrap = S::array_len(&items) == 1 && commas == 0;
+        self.sink.end_array(items, unwrap)
     }
 
     /// Reads elements until the array closes; returns the number of commas seen.
-    fn elements(&mut self, items: &mut Vec<Value>, opener: u8) -> usize {
+    fn elements(&mut self, items: &mut S::Arr, opener: u8) -> usize {
         let closer = if opener == b'(' { b')' } else { b']' };
         let mut commas = 0;
-        while self.fatal.is_none() {
+        while !self.stopped() {
             self.skip_blank();
             let at = self.pos;
             if self.at_stop() {
@@ -66,44 +62,47 @@ impl Parser<'_> {
     }
 
     /// Reads one element; true when a comma followed it.
-    fn element(&mut self, items: &mut Vec<Value>, at: usize) -> bool {
-        self.path.push(Seg::Index(items.len()));
+    fn element(&mut self, items: &mut S::Arr, at: usize) -> bool {
+        self.path.push(Seg::Index(S::array_len(items)));
         let value = self.value(Ctx::Item);
         self.path.pop();
         let Some(value) = value else {
-            if self.fatal.is_none() {
+            if !self.stopped() {
                 let len = self.text(at, at + 1).len().max(1);
                 self.pos = at + len;
                 self.record(Rule::StrayText, at, self.pos, "");
             }
             return false;
         };
-        let value = match value {
-            Value::String(key) if self.next_solid(self.pos).map(|(_, b)| b) == Some(b':') => {
-                self.braceless_object(key, at)
+        let value = if self.next_solid(self.pos).map(|(_, b)| b) == Some(b':') {
+            if self.bail() {
+                return false;
             }
-            v => v,
+            match S::into_string(value) {
+                Ok(key) => self.braceless_object(key, at),
+                Err(v) => v,
+            }
+        } else {
+            value
         };
-        items.push(value);
+        self.sink.item(items, value);
         self.after_member()
     }
 
     /// `["key": "value"]`: an object whose opening brace is missing.
-    fn braceless_object(&mut self, key: String, at: usize) -> Value {
+    fn braceless_object(&mut self, key: String, at: usize) -> S::Val {
         if !self.open(b'{') {
-            return Value::Null;
+            return self.sink.null();
         }
         self.record(Rule::MissingOpeningBrace, at, at, "{");
         self.skip_blank();
         self.pos += 1;
-        let mut map = Map::new();
+        let mut map = self.sink.begin_object();
         self.member_value(&mut map, key, at);
         let mut set = Vec::new();
         self.members(&mut map, &mut set);
         self.stack.pop();
-        for key in set {
-            map.entry(key).or_insert(Value::Null);
-        }
-        Value::Object(map)
+        self.sink.add_nulls(&mut map, set);
+        self.sink.end_object(map)
     }
 }

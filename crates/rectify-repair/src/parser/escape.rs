@@ -1,11 +1,11 @@
 //! Escapes inside strings: JSON escapes decoded, surrogate pairs joined, invalid escapes
 //! (`\d`, `\'`, a lone surrogate) kept or replaced and recorded as `json.invalid_escape`.
 
-use super::Parser;
 use super::string::Str;
+use super::{Parser, Sink};
 use crate::rules::Rule;
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     /// Reads an escape sequence at the backslash.
     pub(super) fn escape(&mut self, st: &mut Str) {
         let at = self.pos;

@@ -10,13 +10,16 @@ mod array;
 mod escape;
 mod object;
 mod scalar;
+mod sink;
 mod string;
+mod text;
 mod top;
 
-pub(crate) use top::{Payload, parse_region};
+pub(crate) use sink::{Sink, ValueSink};
+pub(crate) use text::TextSink;
+pub(crate) use top::{Payload, parse_region, parse_region_with};
 
 use rectify_core::{Applicability, push_pointer};
-use serde_json::Value;
 
 use crate::rules::Rule;
 
@@ -70,7 +73,7 @@ pub(crate) struct Fatal {
     pub at: usize,
 }
 
-pub(crate) struct Parser<'a> {
+pub(crate) struct Parser<'a, S: Sink> {
     pub src: &'a str,
     pub b: &'a [u8],
     pub pos: usize,
@@ -84,10 +87,15 @@ pub(crate) struct Parser<'a> {
     pub truncated: bool,
     pub fatal: Option<Fatal>,
     pub max_depth: usize,
+    /// Where values go.
+    pub sink: S,
+    /// True when a streaming sink met a repair it cannot write (see [`Sink::STREAMING`]):
+    /// the parse stops and its output is discarded.
+    pub bailed: bool,
 }
 
-impl<'a> Parser<'a> {
-    pub fn new(src: &'a str, pos: usize, max_depth: usize) -> Parser<'a> {
+impl<'a, S: Sink> Parser<'a, S> {
+    pub fn new(src: &'a str, pos: usize, max_depth: usize, sink: S) -> Parser<'a, S> {
         Parser {
             src,
             b: src.as_bytes(),
@@ -99,7 +107,22 @@ impl<'a> Parser<'a> {
             truncated: false,
             fatal: None,
             max_depth,
+            sink,
+            bailed: false,
         }
+    }
+
+    /// True once the parse has stopped: a fatal error, or a streaming sink gave up.
+    pub fn stopped(&self) -> bool {
+        self.fatal.is_some() || self.bailed
+    }
+
+    /// For a streaming sink, stops the parse (true); the value sink goes on (false).
+    pub fn bail(&mut self) -> bool {
+        if S::STREAMING {
+            self.bailed = true;
+        }
+        S::STREAMING
     }
 
     pub fn peek(&self) -> Option<u8> {
@@ -229,7 +252,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads one value of any kind, or `None` when no value starts here.
-    pub fn value(&mut self, ctx: Ctx) -> Option<Value> {
+    pub fn value(&mut self, ctx: Ctx) -> Option<S::Val> {
         self.skip_blank();
         let value = match self.peek()? {
             b'{' => self.object(),

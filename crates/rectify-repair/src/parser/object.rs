@@ -1,44 +1,41 @@
 //! Objects: missing and extra commas, colons and braces, unquoted keys, set-like objects.
 
-use serde_json::map::Entry;
-use serde_json::{Map, Value};
-
 use super::string::closes;
-use super::{Ctx, Parser, Seg};
+use super::{Ctx, Parser, Seg, Sink};
 use crate::rules::Rule;
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     /// Reads an object starting at `{`.
-    pub fn object(&mut self) -> Value {
+    pub fn object(&mut self) -> S::Val {
         if !self.open(b'{') {
-            return Value::Null;
+            return self.sink.null();
         }
         self.pos += 1;
-        let mut map = Map::new();
+        let mut map = self.sink.begin_object();
         let mut set = Vec::new();
         self.members(&mut map, &mut set);
         self.stack.pop();
         self.finish_object(map, set)
     }
 
-    fn finish_object(&mut self, mut map: Map<String, Value>, set: Vec<String>) -> Value {
+    fn finish_object(&mut self, mut map: S::Obj, set: Vec<String>) -> S::Val {
         if set.is_empty() {
-            return Value::Object(map);
+            return self.sink.end_object(map);
         }
-        if map.is_empty() {
+        if S::object_len(&map) == 0 {
             self.record(Rule::SetToArray, self.pos, self.pos, "[...]");
-            return Value::Array(set.into_iter().map(Value::String).collect());
+            return self.sink.strings(set);
         }
-        for key in set {
+        for _ in &set {
             self.record(Rule::MissingValue, self.pos, self.pos, "null");
-            map.entry(key).or_insert(Value::Null);
         }
-        Value::Object(map)
+        self.sink.add_nulls(&mut map, set);
+        self.sink.end_object(map)
     }
 
     /// Reads members into `map` until the object closes; keys without values go to `set`.
-    pub fn members(&mut self, map: &mut Map<String, Value>, set: &mut Vec<String>) {
-        while self.fatal.is_none() {
+    pub fn members(&mut self, map: &mut S::Obj, set: &mut Vec<String>) {
+        while !self.stopped() {
             self.skip_blank();
             let at = self.pos;
             if self.at_stop() {
@@ -107,20 +104,20 @@ impl Parser<'_> {
 
     /// An array or object where a key should be: `{"a": [1], [2]}` continues the previous
     /// array; anything else is dropped.
-    fn value_in_key_position(&mut self, map: &mut Map<String, Value>, at: usize) {
+    fn value_in_key_position(&mut self, map: &mut S::Obj, at: usize) {
+        if self.bail() {
+            return;
+        }
         let value = self.value(Ctx::Member);
-        let last = map.values_mut().next_back();
-        match (last, value) {
-            (Some(Value::Array(items)), Some(Value::Array(more))) => {
-                self.record(Rule::ArrayContinuation, at, self.pos, "");
-                items.extend(more);
-            }
-            _ => self.record(Rule::StrayText, at, self.pos, ""),
+        if self.sink.continue_array(map, value) {
+            self.record(Rule::ArrayContinuation, at, self.pos, "");
+        } else {
+            self.record(Rule::StrayText, at, self.pos, "");
         }
         self.after_member();
     }
 
-    fn member(&mut self, map: &mut Map<String, Value>, set: &mut Vec<String>) {
+    fn member(&mut self, map: &mut S::Obj, set: &mut Vec<String>) {
         let key_start = self.pos;
         let Some((key, quoted)) = self.key() else {
             return;
@@ -134,6 +131,9 @@ impl Parser<'_> {
             }
             Some(b',' | b'}') => {
                 if quoted {
+                    if self.bail() {
+                        return;
+                    }
                     set.push(key);
                 } else {
                     self.record(Rule::StrayText, key_start, self.pos, "");
@@ -149,27 +149,28 @@ impl Parser<'_> {
     }
 
     /// Reads the value of member `key` and inserts it.
-    pub fn member_value(&mut self, map: &mut Map<String, Value>, key: String, key_start: usize) {
+    pub fn member_value(&mut self, map: &mut S::Obj, key: String, key_start: usize) {
+        if !self.sink.key(map, &key) {
+            self.bailed = true;
+            return;
+        }
         self.path.push(Seg::Key(key));
         let value = self.value(Ctx::Member);
-        if value.is_none() && self.fatal.is_none() {
+        if value.is_none() && !self.stopped() {
             self.record(Rule::MissingValue, self.pos, self.pos, "null");
         }
         let Some(Seg::Key(key)) = self.path.pop() else {
             return;
         };
-        if self.fatal.is_some() {
+        if self.stopped() {
             return;
         }
-        let value = value.unwrap_or(Value::Null);
-        match map.entry(key) {
-            Entry::Occupied(mut slot) => {
-                slot.insert(value);
-                self.record(Rule::DuplicateKey, key_start, self.pos, "");
-            }
-            Entry::Vacant(slot) => {
-                slot.insert(value);
-            }
+        let value = match value {
+            Some(v) => v,
+            None => self.sink.null(),
+        };
+        if self.sink.member(map, key, value) {
+            self.record(Rule::DuplicateKey, key_start, self.pos, "");
         }
         self.after_member();
     }
@@ -227,9 +228,10 @@ impl Parser<'_> {
             self.pos = q;
             return Some((self.string(Ctx::Key), true));
         }
-        let word = word.to_owned();
-        let quoted = serde_json::Value::String(word.clone()).to_string();
+        let mut key = self.sink.scratch();
+        key.push_str(word);
+        let quoted = serde_json::Value::String(word.to_owned()).to_string();
         self.record(Rule::UnquotedKey, start, word_end, &quoted);
-        Some((word, false))
+        Some((key, false))
     }
 }

@@ -1,15 +1,14 @@
 //! Unquoted values: keywords in any case, Python and JavaScript literals, numbers in loose
 //! formats, call wrappers such as `ObjectId("...")`, string concatenation, and plain text.
 
-use serde_json::Value;
-
-use super::{Ctx, Parser, is_word_byte};
+use super::text::write_escaped;
+use super::{Ctx, Parser, Sink, is_word_byte};
 use crate::number::normalize_number;
 use crate::rules::Rule;
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     /// Reads an unquoted value.
-    pub fn scalar(&mut self, ctx: Ctx) -> Option<Value> {
+    pub fn scalar(&mut self, ctx: Ctx) -> Option<S::Val> {
         let start = self.pos;
         let end = self.scan_token(ctx);
         let word = self.text(start, end).trim_end();
@@ -42,15 +41,17 @@ impl Parser<'_> {
             self.record(Rule::Ellipsis, start, word_end, "");
             return None;
         }
-        let text = word.to_owned();
-        let quoted = Value::String(text.clone()).to_string();
-        let rule = if text.contains(char::is_whitespace) {
+        let mut quoted = String::with_capacity(word.len() + 2);
+        write_escaped(&mut quoted, word);
+        let rule = if word.contains(char::is_whitespace) {
             Rule::UnquotedText
         } else {
             Rule::UnquotedValue
         };
         self.record(rule, start, word_end, &quoted);
-        Some(Value::String(text))
+        let mut text = self.sink.scratch();
+        text.push_str(word);
+        Some(self.sink.string(text))
     }
 
     /// End of an unquoted token: up to a delimiter of the context, with brackets inside the
@@ -76,77 +77,90 @@ impl Parser<'_> {
         i
     }
 
-    fn keyword(&mut self, word: &str, start: usize, end: usize) -> Option<Value> {
+    fn keyword(&mut self, word: &str, start: usize, end: usize) -> Option<S::Val> {
         let (value, rule) = match word {
-            "true" => return Some(Value::Bool(true)),
-            "false" => return Some(Value::Bool(false)),
-            "null" => return Some(Value::Null),
-            "True" => (Value::Bool(true), Rule::PythonLiteral),
-            "False" => (Value::Bool(false), Rule::PythonLiteral),
-            "None" => (Value::Null, Rule::PythonLiteral),
-            "undefined" => (Value::Null, Rule::Undefined),
+            "true" => return Some(self.sink.boolean(true)),
+            "false" => return Some(self.sink.boolean(false)),
+            "null" => return Some(self.sink.null()),
+            "True" => (Some(true), Rule::PythonLiteral),
+            "False" => (Some(false), Rule::PythonLiteral),
+            "None" => (None, Rule::PythonLiteral),
+            "undefined" => (None, Rule::Undefined),
             "NaN" | "Infinity" | "-Infinity" | "+Infinity" | "-NaN" => {
-                (Value::Null, Rule::NonFiniteNumber)
+                (None, Rule::NonFiniteNumber)
             }
-            w if w.eq_ignore_ascii_case("true") => (Value::Bool(true), Rule::KeywordCase),
-            w if w.eq_ignore_ascii_case("false") => (Value::Bool(false), Rule::KeywordCase),
-            w if w.eq_ignore_ascii_case("null") => (Value::Null, Rule::KeywordCase),
+            w if w.eq_ignore_ascii_case("true") => (Some(true), Rule::KeywordCase),
+            w if w.eq_ignore_ascii_case("false") => (Some(false), Rule::KeywordCase),
+            w if w.eq_ignore_ascii_case("null") => (None, Rule::KeywordCase),
             _ => return None,
         };
-        self.record(rule, start, end, &value.to_string());
-        Some(value)
+        Some(self.literal(rule, start, end, value))
+    }
+
+    /// Records `rule` for a literal written as `true`, `false` (`Some`) or `null` (`None`).
+    fn literal(&mut self, rule: Rule, start: usize, end: usize, value: Option<bool>) -> S::Val {
+        let after = match value {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "null",
+        };
+        self.record(rule, start, end, after);
+        match value {
+            Some(b) => self.sink.boolean(b),
+            None => self.sink.null(),
+        }
     }
 
     /// `tru` at the very end of the text: a keyword cut off.
-    fn truncated_literal(&mut self, word: &str, start: usize, end: usize) -> Option<Value> {
+    fn truncated_literal(&mut self, word: &str, start: usize, end: usize) -> Option<S::Val> {
         if end < self.b.len() {
             return None;
         }
-        let value = [
-            ("true", Value::Bool(true)),
-            ("false", Value::Bool(false)),
-            ("null", Value::Null),
-        ]
-        .into_iter()
-        .find(|(k, _)| k.len() > word.len() && k.starts_with(word))?
-        .1;
-        self.record(Rule::TruncatedLiteral, start, end, &value.to_string());
-        Some(value)
+        let value = [("true", Some(true)), ("false", Some(false)), ("null", None)]
+            .into_iter()
+            .find(|(k, _)| k.len() > word.len() && k.starts_with(word))?
+            .1;
+        Some(self.literal(Rule::TruncatedLiteral, start, end, value))
     }
 
-    fn number(&mut self, word: &str, start: usize, end: usize) -> Option<Value> {
+    fn number(&mut self, word: &str, start: usize, end: usize) -> Option<S::Val> {
         let first = word.as_bytes().first()?;
         if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
             return None;
         }
-        if let Ok(n) = serde_json::from_str::<serde_json::Number>(word) {
-            return Some(Value::Number(n));
+        if let Some(n) = self.sink.number(word) {
+            return Some(n);
         }
         let (text, rule) = normalize_number(word)?;
-        let n = serde_json::from_str::<serde_json::Number>(&text).ok()?;
+        let n = self.sink.number(&text)?;
         self.record(rule, start, end, &text);
-        Some(Value::Number(n))
+        Some(n)
     }
 
     /// `Name(args)`: a call wrapper around a value, such as `ObjectId("...")`.
-    fn call(&mut self, start: usize) -> Value {
+    fn call(&mut self, start: usize) -> S::Val {
+        let mark = self.sink.mark();
         let value = self.array();
-        self.record(Rule::CallWrapper, start, self.pos, &value.to_string());
+        let after = self.sink.rendered(&value, mark);
+        self.record(Rule::CallWrapper, start, self.pos, &after);
         value
     }
 
     /// `"a" + "b"`: joins concatenated strings.
-    pub fn concatenation(&mut self, mut s: String, ctx: Ctx) -> Value {
+    pub fn concatenation(&mut self, mut s: String, ctx: Ctx) -> S::Val {
         while let Some((plus, b'+')) = self.next_solid(self.pos)
             && let Some((q, _)) = self.next_solid(plus + 1)
             && self.quote_at(q).is_some()
         {
+            if self.bail() {
+                break;
+            }
             let at = self.pos;
             self.pos = q;
             let more = self.string(ctx);
             self.record(Rule::StringConcatenation, at, q, "");
             s.push_str(&more);
         }
-        Value::String(s)
+        self.sink.string(s)
     }
 }

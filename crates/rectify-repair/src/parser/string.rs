@@ -4,7 +4,7 @@
 //! stops at the first non-blank byte) and from whether it pairs with an inner quote opened
 //! earlier in the same string.
 
-use super::{Ctx, Parser, WINDOW, is_word_byte};
+use super::{Ctx, Parser, Sink, WINDOW, is_word_byte};
 use crate::rules::Rule;
 
 /// The quote style a string was opened with.
@@ -65,7 +65,7 @@ static SPECIAL: [bool; 256] = {
     t
 };
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     /// The quote opening a string at `at`, with its length in bytes.
     pub fn quote_at(&self, at: usize) -> Option<(Quote, usize)> {
         match self.b.get(at..at + 1)? {
@@ -104,7 +104,7 @@ impl Parser<'_> {
         }
         self.pos += len;
         let mut st = Str {
-            out: String::new(),
+            out: self.sink.scratch(),
             quote,
             ctx,
             start,
@@ -337,7 +337,9 @@ impl Parser<'_> {
             return false;
         }
         let limit = (at + WINDOW).min(self.b.len());
-        let closer = self.b.get(at..limit).and_then(|s| memchr::memchr(b'"', s));
+        let window = self.b.get(at..limit).unwrap_or_default();
+        let closer = memchr::memchr_iter(b'"', window)
+            .find(|&q| q == 0 || window.get(q - 1) != Some(&b'\\'));
         closer.is_none_or(|q| {
             !self
                 .next_solid(at + q + 1)

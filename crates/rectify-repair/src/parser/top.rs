@@ -3,14 +3,14 @@
 
 use serde_json::Value;
 
-use super::{Ctx, Fatal, Parser, RawRepair};
+use super::{Ctx, Fatal, Parser, RawRepair, Sink, ValueSink};
 use crate::rules::Rule;
 
 /// What one region of text held.
-#[derive(Debug, Default)]
-pub(crate) struct Payload {
+#[derive(Debug)]
+pub(crate) struct Payload<V = Value> {
     /// Top-level values with their byte ranges.
-    pub values: Vec<(Value, usize, usize)>,
+    pub values: Vec<(V, usize, usize)>,
     /// True when the values were separated by commas (a list missing its brackets).
     pub comma_separated: bool,
     pub repairs: Vec<RawRepair>,
@@ -19,17 +19,38 @@ pub(crate) struct Payload {
     pub fatal: Option<Fatal>,
     /// True when the text ended inside a value.
     pub truncated: bool,
+    /// True when a streaming sink gave up (see [`Parser::bail`]).
+    pub bailed: bool,
 }
 
-/// Parses the values in `src[start..end]`; offsets stay relative to `src`.
+/// Parses the values in `src[start..end]` into `Value`s; offsets stay relative to `src`.
 pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize) -> Payload {
+    parse_region_with(src, start, end, max_depth, ValueSink).0
+}
+
+/// Parses the values in `src[start..end]` into `sink`; offsets stay relative to `src`.
+pub(crate) fn parse_region_with<S: Sink>(
+    src: &str,
+    start: usize,
+    end: usize,
+    max_depth: usize,
+    sink: S,
+) -> (Payload<S::Val>, S) {
     let region = src.get(..end).unwrap_or(src);
-    let mut p = Parser::new(region, start, max_depth);
-    let mut out = Payload::default();
+    let mut p = Parser::new(region, start, max_depth, sink);
+    let mut out = Payload {
+        values: Vec::new(),
+        comma_separated: false,
+        repairs: Vec::new(),
+        unrecorded: 0,
+        fatal: None,
+        truncated: false,
+        bailed: false,
+    };
     let mut after_comma = false;
     loop {
         p.skip_blank();
-        if p.at_end() || p.fatal.is_some() {
+        if p.at_end() || p.stopped() {
             break;
         }
         let at = p.pos;
@@ -62,6 +83,9 @@ pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize
             None => break,
         }
         after_comma = false;
+        if !first && p.bail() {
+            break;
+        }
         match p.value(Ctx::Top) {
             Some(v) => out.values.push((v, at, p.pos)),
             None if p.pos == at => {
@@ -75,12 +99,13 @@ pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize
     out.repairs = p.repairs;
     out.unrecorded = p.unrecorded;
     out.fatal = p.fatal;
-    out
+    out.bailed = p.bailed;
+    (out, p.sink)
 }
 
 /// `{"a": 1}, "b": 2}`: members written after the object was closed go into that object.
-fn merge_members(p: &mut Parser<'_>, values: &mut [(Value, usize, usize)]) -> bool {
-    let Some((Value::Object(map), _, end)) = values.last_mut() else {
+fn merge_members<S: Sink>(p: &mut Parser<'_, S>, values: &mut [(S::Val, usize, usize)]) -> bool {
+    let Some((value, _, end)) = values.last_mut() else {
         return false;
     };
     let Some((i, b)) = p.next_solid(p.pos) else {
@@ -91,9 +116,12 @@ fn merge_members(p: &mut Parser<'_>, values: &mut [(Value, usize, usize)]) -> bo
     } else {
         b.is_ascii_alphabetic() && bare_key_at(p, i)
     };
-    if !key_follows {
-        return false;
+    if !key_follows || p.bail() {
+        return key_follows;
     }
+    let Some(map) = S::reopen(value) else {
+        return false;
+    };
     p.record(Rule::MergedObject, *end - 1, *end, "");
     if !p.open(b'{') {
         return true;
@@ -101,14 +129,12 @@ fn merge_members(p: &mut Parser<'_>, values: &mut [(Value, usize, usize)]) -> bo
     let mut set = Vec::new();
     p.members(map, &mut set);
     p.stack.pop();
-    for key in set {
-        map.entry(key).or_insert(Value::Null);
-    }
+    p.sink.add_nulls(map, set);
     *end = p.pos;
     true
 }
 
-fn bare_key_at(p: &Parser<'_>, mut i: usize) -> bool {
+fn bare_key_at<S: Sink>(p: &Parser<'_, S>, mut i: usize) -> bool {
     let start = i;
     while p
         .byte_at(i)

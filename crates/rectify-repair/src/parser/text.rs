@@ -1,0 +1,399 @@
+//! A sink that writes JSON text as the parser reads, byte for byte what `serde_json::to_string`
+//! (or `to_string_pretty`) gives for the value the [`ValueSink`](super::sink::ValueSink)
+//! would build: strings escaped the way serde_json escapes them, number text as serde_json
+//! keeps it.
+
+use super::sink::Sink;
+use super::snippet;
+
+/// Most members an object may have before a streaming parse gives up (keys are compared by
+/// hash, one by one; the value path handles bigger objects).
+const MAX_KEYS: usize = 256;
+
+/// Spare string buffers kept for reuse.
+const POOL: usize = 8;
+
+/// Writes JSON text, compact or indented by two spaces.
+#[derive(Default)]
+pub(crate) struct TextSink {
+    pub out: String,
+    /// Set when the text cannot be written this way (a tuple of one, indented): the
+    /// caller repairs through the value path instead.
+    pub failed: bool,
+    pretty: bool,
+    /// Open containers.
+    depth: usize,
+    /// A value was written in the current container: the next one needs a comma.
+    need_comma: bool,
+    /// A key was just written: its value follows without a separator.
+    after_key: bool,
+    /// Hashes of the keys of the open objects, outermost first.
+    keys: Vec<u64>,
+    pool: Vec<String>,
+}
+
+/// An open object: where its keys start in [`TextSink::keys`], and how many it has.
+pub(crate) struct TextObj {
+    base: usize,
+    len: usize,
+}
+
+/// An open array: where its `[` is in the output, and how many elements it has.
+pub(crate) struct TextArr {
+    start: usize,
+    len: usize,
+}
+
+impl TextSink {
+    pub fn new(bytes: usize, pretty: bool) -> Self {
+        TextSink {
+            out: String::with_capacity(bytes),
+            pretty,
+            ..TextSink::default()
+        }
+    }
+
+    fn sep(&mut self) {
+        if self.after_key {
+            self.after_key = false;
+            return;
+        }
+        if self.need_comma {
+            self.out.push(',');
+        }
+        if self.pretty && self.depth > 0 {
+            self.newline(self.depth);
+        }
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.out.push('\n');
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn close(&mut self, had_values: bool, closer: char) {
+        self.depth = self.depth.saturating_sub(1);
+        if self.pretty && had_values {
+            self.newline(self.depth);
+        }
+        self.out.push(closer);
+        self.need_comma = true;
+    }
+}
+
+impl Sink for TextSink {
+    type Val = ();
+    type Obj = TextObj;
+    type Arr = TextArr;
+    const STREAMING: bool = true;
+
+    fn null(&mut self) {
+        self.sep();
+        self.out.push_str("null");
+        self.need_comma = true;
+    }
+
+    fn boolean(&mut self, b: bool) {
+        self.sep();
+        self.out.push_str(if b { "true" } else { "false" });
+        self.need_comma = true;
+    }
+
+    fn number(&mut self, text: &str) -> Option<()> {
+        if !is_json_number(text.as_bytes()) {
+            return None;
+        }
+        self.sep();
+        write_number(&mut self.out, text);
+        self.need_comma = true;
+        Some(())
+    }
+
+    fn string(&mut self, s: String) {
+        self.sep();
+        write_escaped(&mut self.out, &s);
+        self.need_comma = true;
+        self.recycle(s);
+    }
+
+    fn scratch(&mut self) -> String {
+        self.pool.pop().unwrap_or_default()
+    }
+
+    fn recycle(&mut self, mut s: String) {
+        if self.pool.len() < POOL {
+            s.clear();
+            self.pool.push(s);
+        }
+    }
+
+    fn begin_object(&mut self) -> TextObj {
+        self.sep();
+        self.out.push('{');
+        self.depth += 1;
+        self.need_comma = false;
+        TextObj {
+            base: self.keys.len(),
+            len: 0,
+        }
+    }
+
+    fn key(&mut self, obj: &mut TextObj, key: &str) -> bool {
+        let h = hash(key.as_bytes());
+        let seen = self.keys.get(obj.base..).unwrap_or_default();
+        if obj.len >= MAX_KEYS || seen.contains(&h) {
+            return false;
+        }
+        self.keys.push(h);
+        obj.len += 1;
+        self.sep();
+        write_escaped(&mut self.out, key);
+        self.out.push_str(if self.pretty { ": " } else { ":" });
+        self.need_comma = false;
+        self.after_key = true;
+        true
+    }
+
+    fn member(&mut self, _: &mut TextObj, key: String, (): ()) -> bool {
+        self.recycle(key);
+        self.need_comma = true;
+        false
+    }
+
+    fn end_object(&mut self, obj: TextObj) {
+        self.keys.truncate(obj.base);
+        self.close(obj.len > 0, '}');
+    }
+
+    fn object_len(obj: &TextObj) -> usize {
+        obj.len
+    }
+
+    fn begin_array(&mut self) -> TextArr {
+        self.sep();
+        let start = self.out.len();
+        self.out.push('[');
+        self.depth += 1;
+        self.need_comma = false;
+        TextArr { start, len: 0 }
+    }
+
+    fn item(&mut self, arr: &mut TextArr, (): ()) {
+        arr.len += 1;
+        self.need_comma = true;
+    }
+
+    fn array_len(arr: &TextArr) -> usize {
+        arr.len
+    }
+
+    fn end_array(&mut self, arr: TextArr, unwrap: bool) {
+        if !unwrap {
+            return self.close(arr.len > 0, ']');
+        }
+        self.depth = self.depth.saturating_sub(1);
+        self.need_comma = true;
+        if self.pretty || self.out.as_bytes().get(arr.start) != Some(&b'[') {
+            self.failed = true;
+        } else {
+            self.out.remove(arr.start);
+        }
+    }
+
+    fn mark(&self) -> usize {
+        self.out.len()
+    }
+
+    fn rendered(&mut self, (): &(), mark: usize) -> String {
+        let text = self.out.get(mark..).unwrap_or("");
+        let text = text.trim_start_matches(',').trim_start();
+        if !self.pretty {
+            return snippet(text);
+        }
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+            return snippet(&v.to_string());
+        }
+        self.failed = true;
+        String::new()
+    }
+
+    fn add_nulls(&mut self, _: &mut TextObj, _: Vec<String>) {}
+
+    fn strings(&mut self, _: Vec<String>) {}
+
+    fn continue_array(&mut self, _: &mut TextObj, _: Option<()>) -> bool {
+        false
+    }
+
+    fn into_string((): ()) -> Result<String, ()> {
+        Err(())
+    }
+
+    fn reopen((): &mut ()) -> Option<&mut TextObj> {
+        None
+    }
+}
+
+/// FNV-1a: keys are short, and a collision only sends the text to the value path.
+fn hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What serde_json writes for each byte of a string: 0 for the byte itself, `u` for
+/// `\u00XX`, otherwise the letter after the backslash.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = b'u';
+        i += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0a] = b'n';
+    t[0x0c] = b'f';
+    t[0x0d] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Writes `s` as a JSON string, escaped exactly as serde_json does.
+pub(crate) fn write_escaped(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let esc = ESCAPE[usize::from(b)];
+        if esc == 0 {
+            continue;
+        }
+        out.push_str(s.get(start..i).unwrap_or(""));
+        out.push('\\');
+        if esc == b'u' {
+            out.push_str("u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push(char::from(esc));
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or(""));
+    out.push('"');
+}
+
+/// Writes JSON number text the way serde_json keeps it (`arbitrary_precision`): unchanged,
+/// but for the exponent, always `e` followed by a sign (`1E5` becomes `1e+5`).
+fn write_number(out: &mut String, text: &str) {
+    let Some(e) = text.find(['e', 'E']) else {
+        out.push_str(text);
+        return;
+    };
+    out.push_str(text.get(..e).unwrap_or(""));
+    out.push('e');
+    let exponent = text.get(e + 1..).unwrap_or("");
+    if !exponent.starts_with(['+', '-']) {
+        out.push('+');
+    }
+    out.push_str(exponent);
+}
+
+/// True when `b` is exactly one JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+pub(crate) fn is_json_number(b: &[u8]) -> bool {
+    let digits = |i: usize| b.iter().skip(i).take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_accepted_exactly_when_serde_json_accepts_them() {
+        for s in [
+            "0",
+            "-0",
+            "1",
+            "-12",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "1e-5",
+            "1.0E5",
+            "1.5",
+            "1.50",
+            "1e5",
+            "1E+5",
+            "1e-05",
+            "-0.0e0",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "1e",
+            "1e+",
+            "-",
+            "",
+            "1.e5",
+            "0x10",
+            "1_0",
+            "1 ",
+            " 1",
+            "--1",
+            "1.5.5",
+        ] {
+            let serde = serde_json::from_str::<serde_json::Number>(s)
+                .ok()
+                .map(|n| n.to_string());
+            let ours = is_json_number(s.as_bytes()).then(|| {
+                let mut out = String::new();
+                write_number(&mut out, s);
+                out
+            });
+            assert_eq!(ours, serde.filter(|_| s.trim() == s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_like_serde_json() {
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s",
+            "\u{0}\u{1f}\u{7f}\n\r\t\u{8}\u{c}",
+            "é☺𝄞/",
+        ] {
+            let mut out = String::new();
+            write_escaped(&mut out, s);
+            assert_eq!(out, serde_json::Value::String(s.to_owned()).to_string());
+        }
+    }
+}

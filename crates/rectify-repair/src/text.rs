@@ -1,0 +1,210 @@
+//! Text-to-text repair: the pipeline of [`crate::engine`] with the parser writing JSON text
+//! straight into one buffer ([`TextSink`]) instead of building a `serde_json::Value` and
+//! serialising it.
+//!
+//! The result is identical to `repair(text, options).to_json()` with the same repairs and
+//! diagnostics. Texts this path cannot write as it reads — a schema, strict mode, YAML, an
+//! escaped document, several candidates, or a repair that restructures a value after it was
+//! read (see [`crate::parser::Sink`]) — go through the value path instead.
+
+use rectify_core::{Diagnostic, Format};
+use serde::de::IgnoredAny;
+
+use crate::engine::{self, convert, fatal_diagnostic, outside};
+use crate::extract::{Region, regions};
+use crate::locate::Locator;
+use crate::parser::{Fatal, Payload, RawRepair, TextSink, parse_region_with};
+use crate::policy::{no_payload, refusals, truncated, unrecorded};
+use crate::rules::Rule;
+use crate::{RepairOptions, RepairedText};
+
+/// What the regions of the text held, the value's text in `sink`.
+struct Found {
+    sink: TextSink,
+    values: usize,
+    raw: Vec<RawRepair>,
+    fatal: Option<Fatal>,
+    truncated: bool,
+    unrecorded: usize,
+}
+
+pub(crate) fn run(text: &str, options: &RepairOptions, pretty: bool) -> RepairedText {
+    attempt(text, options, pretty)
+        .unwrap_or_else(|| RepairedText::from_value(engine::run(text, options), pretty))
+}
+
+/// The text path, or `None` when the value path must answer.
+pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Option<RepairedText> {
+    if options.schema.is_some() || options.strict || options.format == Some(Format::Yaml) {
+        return None;
+    }
+    let strict = strict_prefix(text);
+    let blank = |s: &str| s.bytes().all(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'));
+    let mut found = Found {
+        sink: TextSink::new(text.len() + text.len() / 8 + 16, pretty),
+        values: 0,
+        raw: Vec::new(),
+        fatal: None,
+        truncated: false,
+        unrecorded: 0,
+    };
+    if let Some(used) = strict
+        && blank(text.get(used..).unwrap_or(""))
+    {
+        let first = text
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(text.len());
+        clean_value(text, first, used, options, &mut found)?;
+        return Some(RepairedText {
+            json: Some(found.sink.out),
+            format: Some(Format::Json),
+            ..RepairedText::default()
+        });
+    }
+    let regions = regions(text);
+    if options.format.is_none()
+        && regions
+            .iter()
+            .any(|r| matches!(r.fence.as_deref(), Some("yaml" | "yml")))
+    {
+        return None;
+    }
+    let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+    let whole = strict.filter(|_| blank(text.get(..first_solid).unwrap_or("")));
+    for region in &regions {
+        match &region.fence {
+            Some(_) => found
+                .raw
+                .push(outside(Rule::CodeFence, region.start, region.end)),
+            None if region.start > first_solid => {
+                found
+                    .raw
+                    .push(outside(Rule::Prose, first_solid, region.start));
+            }
+            None => {}
+        }
+        let body = text.get(region.start..region.end).unwrap_or("");
+        let strict = if region.start == first_solid && region.end == text.len() {
+            whole.and_then(|used| used.checked_sub(region.start))
+        } else {
+            strict_prefix(body)
+        };
+        read_region(text, region, strict, options, &mut found)?;
+        if found.fatal.is_some() {
+            break;
+        }
+    }
+    Some(finish(text, options, found))
+}
+
+/// Where the first JSON value of `text` ends, when the text starts with one (after JSON
+/// whitespace). Checked without building it.
+fn strict_prefix(text: &str) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    match stream.next() {
+        Some(Ok(_)) => Some(stream.byte_offset()),
+        _ => None,
+    }
+}
+
+/// Mirrors `engine::read_region`: a region that starts with a valid value (perhaps followed
+/// by prose) is that value; otherwise the lenient parser reads it. `strict` is where the
+/// body's first value ends when it starts with a valid one.
+fn read_region(
+    text: &str,
+    region: &Region,
+    strict: Option<usize>,
+    options: &RepairOptions,
+    found: &mut Found,
+) -> Option<()> {
+    let body = text.get(region.start..region.end).unwrap_or("");
+    if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
+        return None;
+    }
+    if let Some(used) = strict {
+        let rest = body.get(used..).unwrap_or("");
+        let tail = rest.trim_start();
+        if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']) {
+            clean_value(text, region.start, region.start + used, options, found)?;
+            if !tail.is_empty() {
+                let at = region.start + used + (rest.len() - tail.len());
+                found.raw.push(outside(Rule::Prose, at, region.end));
+            }
+            return Some(());
+        }
+    }
+    let sink = std::mem::take(&mut found.sink);
+    let (payload, sink) =
+        parse_region_with(text, region.start, region.end, options.max_depth, sink);
+    found.sink = sink;
+    found.values += payload.values.len();
+    if payload.bailed || found.sink.failed || found.values > 1 {
+        return None;
+    }
+    found.truncated |= payload.truncated;
+    found.unrecorded += payload.unrecorded;
+    found.raw.extend(payload.repairs);
+    found.fatal = payload.fatal;
+    Some(())
+}
+
+/// Writes the valid JSON value in `text[start..end]`; `None` when the lenient parser reads
+/// it differently from a strict parser (it repairs something: a repeated key, a lone
+/// surrogate, nesting too deep), which the value path then handles.
+fn clean_value(
+    text: &str,
+    start: usize,
+    end: usize,
+    options: &RepairOptions,
+    found: &mut Found,
+) -> Option<()> {
+    let sink = std::mem::take(&mut found.sink);
+    let (payload, sink) = parse_region_with(text, start, end, options.max_depth, sink);
+    found.sink = sink;
+    found.values += payload.values.len();
+    let clean = is_clean(&payload) && !found.sink.failed && found.values == 1;
+    clean.then_some(())
+}
+
+fn is_clean(payload: &Payload<()>) -> bool {
+    !payload.bailed
+        && payload.fatal.is_none()
+        && payload.repairs.is_empty()
+        && payload.unrecorded == 0
+        && payload.values.len() == 1
+}
+
+/// Mirrors `engine::finish` for one value or none.
+fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText {
+    let mut out = RepairedText {
+        format: Some(Format::Json),
+        ..RepairedText::default()
+    };
+    if let Some(fatal) = found.fatal.take() {
+        let doc = Locator::new(text);
+        out.diagnostics.push(fatal_diagnostic(&doc, text, fatal));
+        out.repairs = convert(&doc, found.raw);
+        return out;
+    }
+    if found.values == 0 {
+        out.diagnostics.push(no_payload(text));
+        return out;
+    }
+    if !found.raw.is_empty() || found.truncated {
+        let doc = Locator::new(text);
+        out.repairs = convert(&doc, std::mem::take(&mut found.raw));
+        if found.truncated {
+            out.diagnostics.push(truncated(&doc, text.len()));
+        }
+    }
+    if found.unrecorded > 0 {
+        out.diagnostics.push(unrecorded(found.unrecorded));
+    }
+    let refused: Vec<Diagnostic> = refusals(&out.repairs, options);
+    if refused.is_empty() {
+        out.json = Some(found.sink.out);
+    } else {
+        out.diagnostics.extend(refused);
+    }
+    out
+}

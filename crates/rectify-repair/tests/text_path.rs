@@ -1,0 +1,149 @@
+//! `repair_to_json` (the text-to-text path) gives exactly what `repair` + `to_json` gives —
+//! the same text, repairs (code, location, before/after, applicability) and diagnostics —
+//! over the whole corpus, the rule fixtures and hostile input, compact and pretty, with
+//! every option set the tests use.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rectify_core::Format;
+use rectify_repair::testing::takes_text_path;
+use rectify_repair::{
+    JsonStyle, RepairOptions, repair, repair_bytes, repair_bytes_to_json, repair_to_json,
+    repair_to_json_as,
+};
+use serde_json::Value;
+
+/// Asserts that both paths agree on `text` with `options`, in both layouts.
+pub fn assert_same(text: &str, options: &RepairOptions) {
+    let value = repair(text, options);
+    let compact = repair_to_json(text, options);
+    assert_eq!(compact.json, value.to_json(), "{text:?}");
+    assert_eq!(compact.repairs, value.repairs, "{text:?}");
+    assert_eq!(compact.diagnostics, value.diagnostics, "{text:?}");
+    assert_eq!(compact.format, value.format, "{text:?}");
+    assert_eq!(compact.is_valid(), value.is_valid(), "{text:?}");
+    let pretty = repair_to_json_as(text, options, JsonStyle::Pretty);
+    assert_eq!(pretty.json, value.to_json_pretty(), "{text:?}");
+    assert_eq!(pretty.repairs, value.repairs, "{text:?}");
+    assert_eq!(pretty.diagnostics, value.diagnostics, "{text:?}");
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every option set worth checking for a case: safe only, unsafe, strict, and the case's own
+/// schema and strictness.
+fn option_sets(case: &Value) -> Vec<RepairOptions> {
+    let mut sets = vec![
+        RepairOptions::default(),
+        RepairOptions::default().with_unsafe(true),
+        RepairOptions::default().with_strict(true),
+        RepairOptions::default()
+            .with_unsafe(true)
+            .with_format(Some(Format::Json)),
+    ];
+    let opts = case.get("options").unwrap_or(&Value::Null);
+    let schema = case.get("schema").or_else(|| opts.get("schema"));
+    let mut own = RepairOptions::default()
+        .with_unsafe(true)
+        .with_strict(opts["strict"] == Value::Bool(true));
+    if let Some(schema) = schema {
+        own = own.with_schema(schema.clone());
+    }
+    sets.push(own);
+    sets
+}
+
+fn cases() -> Vec<Value> {
+    let mut all = lines(include_str!("corpus/json_repair.jsonl"));
+    all.extend(lines(include_str!("fixtures/rules.jsonl")));
+    all
+}
+
+#[test]
+fn corpus_and_fixtures_give_the_same_result_on_both_paths() {
+    for case in cases() {
+        let input = case["input"].as_str().unwrap();
+        for options in option_sets(&case) {
+            assert_same(input, &options);
+        }
+    }
+}
+
+/// The text path is not only correct but taken: most broken inputs do not fall back.
+#[test]
+fn most_corpus_inputs_take_the_text_path() {
+    let options = RepairOptions::default().with_unsafe(true);
+    let inputs: Vec<String> = cases()
+        .iter()
+        .map(|c| c["input"].as_str().unwrap().to_owned())
+        .collect();
+    let taken = inputs
+        .iter()
+        .filter(|t| takes_text_path(t, &options))
+        .count();
+    eprintln!("text path: {taken}/{} inputs", inputs.len());
+    assert!(taken * 10 >= inputs.len() * 7, "{taken}/{}", inputs.len());
+    assert!(takes_text_path(
+        "{'a': [1, 2,], b: True}",
+        &RepairOptions::default()
+    ));
+    assert!(!takes_text_path(
+        "{\"a\": 1, \"a\": 2}",
+        &RepairOptions::default()
+    ));
+}
+
+#[test]
+fn hostile_and_degenerate_input_gives_the_same_result() {
+    let deep = ["[", "{\"a\":", "{a: [", "("].map(|u| u.repeat(300));
+    let mut texts: Vec<String> = vec![
+        String::new(),
+        "   \n".into(),
+        "Sorry, no.".into(),
+        "]".into(),
+        "\"\\ud800\"".into(),
+        "[\"\\ud800\", 1E5, -0, 1e-7, 0.50]".into(),
+        "{\"a\": \"\\u0041\\/\\n\\u001f\\u007f\"}".into(),
+        "(1)".into(),
+        "((1), (2, 3), ObjectId(\"x\"), [(\"y\")])".into(),
+        "NumberLong(5)".into(),
+        "{\"a\": 1} trailing words".into(),
+        "```json\n{\"a\": 1}\n```\n```json\n{\"a\": 2}\n```".into(),
+        "```yaml\na: 1\n```".into(),
+        "{\\\"a\\\": 1}".into(),
+        "[1, 2, 3".repeat(50),
+        "{".to_owned() + &"\"k\": 1, ".repeat(300) + "}",
+    ];
+    texts.extend(deep);
+    let keys: Vec<String> = (0..300).map(|i| format!("\"k{i}\": {i}")).collect();
+    texts.push(format!("{{{}}}", keys.join(", ")));
+    texts.push(format!("{{{},}}", keys.join(", ")));
+    for text in &texts {
+        for options in option_sets(&Value::Null) {
+            assert_same(text, &options);
+        }
+    }
+}
+
+#[test]
+fn bytes_give_the_same_result() {
+    for bytes in [
+        &b"{\"a\": \"x\xffy\"}"[..],
+        b"\xff",
+        b"{'a': 1,}",
+        b"[1, 2]",
+    ] {
+        for options in option_sets(&Value::Null) {
+            let value = repair_bytes(bytes, &options);
+            let text = repair_bytes_to_json(bytes, &options, JsonStyle::Compact);
+            assert_eq!(text.json, value.to_json());
+            assert_eq!(text.repairs, value.repairs);
+            assert_eq!(text.diagnostics, value.diagnostics);
+        }
+    }
+}
