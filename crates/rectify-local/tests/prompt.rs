@@ -83,6 +83,34 @@ fn array_items_differ_so_the_model_does_not_learn_to_repeat() {
 }
 
 #[test]
+fn numbered_items_in_a_small_range_get_distinct_values() {
+    // A three-day plan: a clamped example (`3, 3`) made the model write `3` for every day.
+    let schema = json!({
+        "type": "array", "minItems": 3,
+        "items": {"type": "object", "properties": {
+            "day": {"type": "integer", "minimum": 1, "maximum": 3},
+            "score": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 3},
+            "budget": {"type": "integer", "minimum": 0, "maximum": 5000},
+            "rank": {"type": "integer", "maximum": 3}
+        }}
+    });
+    let example = example_for(&schema);
+    let column = |key: &str| -> Vec<f64> {
+        example
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i[key].as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(column("day"), [1.0, 2.0]);
+    assert_eq!(column("score"), [1.0, 2.0]);
+    assert_eq!(column("budget"), [3.0, 4.0]);
+    assert_eq!(column("rank"), [3.0, 3.0]);
+    assert!(valid(&schema["items"], &example[0]) && valid(&schema["items"], &example[1]));
+}
+
+#[test]
 fn explicit_examples_const_and_default_win() {
     assert_eq!(
         example_for(&json!({"type": "string", "examples": ["x"]})),

@@ -103,6 +103,7 @@ mod tests {
             rung: 0,
             provider: "p".into(),
             model: "m".into(),
+            temperature: None,
             raw: String::new(),
             finish_reason: FinishReason::Stop,
             report: Report::default(),

@@ -117,6 +117,9 @@ impl Budget {
     }
 }
 
+/// Default of [`LoopConfig::retry_temperature`].
+pub const DEFAULT_RETRY_TEMPERATURE: f64 = 0.7;
+
 /// The loop's settings. Serializable so workflows can store them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -131,6 +134,11 @@ pub struct LoopConfig {
     pub budget: Budget,
     /// Apply repairs that may change meaning (off by default).
     pub allow_unsafe_repairs: bool,
+    /// Re-asks sample at no less than this temperature (default 0.7); `None` keeps the
+    /// task's. A model asked again the same way tends to give the same answer: at
+    /// temperature 0 the embedded model repeated its invalid answer byte for byte, feedback
+    /// notwithstanding. The first attempt always uses the task's temperature.
+    pub retry_temperature: Option<f64>,
 }
 
 impl Default for LoopConfig {
@@ -141,6 +149,7 @@ impl Default for LoopConfig {
             limits: FeedbackLimits::default(),
             budget: Budget::default(),
             allow_unsafe_repairs: false,
+            retry_temperature: Some(DEFAULT_RETRY_TEMPERATURE),
         }
     }
 }

@@ -19,6 +19,9 @@ pub struct Attempt {
     pub provider: String,
     /// The model that answered, as reported.
     pub model: String,
+    /// The sampling temperature asked for (`None`: the provider's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
     /// The answer as received.
     pub raw: String,
     /// Why generation stopped.

@@ -92,6 +92,10 @@ pub struct AskArgs {
     /// How feedback on a failed answer reaches the model.
     #[arg(long, value_enum, default_value_t)]
     pub feedback: FeedbackArg,
+    /// Lowest sampling temperature of re-asks (a model asked again the same way tends to
+    /// repeat its answer); `keep` re-asks at the first attempt's temperature.
+    #[arg(long, value_name = "T|keep", default_value = "0.7", value_parser = parse_retry_temperature)]
+    pub retry_temperature: RetryTemperature,
     /// Apply repairs that may change meaning (coercing across types, dropping text).
     #[arg(long = "unsafe")]
     pub allow_unsafe: bool,
@@ -105,4 +109,20 @@ pub struct AskArgs {
     /// The agent command and its arguments, for `--provider command`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     pub agent: Vec<String>,
+}
+
+/// The value of `--retry-temperature`: a floor, or `keep`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetryTemperature(pub Option<f64>);
+
+fn parse_retry_temperature(text: &str) -> Result<RetryTemperature, String> {
+    if text == "keep" {
+        return Ok(RetryTemperature(None));
+    }
+    match text.parse::<f64>() {
+        Ok(t) if (0.0..=2.0).contains(&t) => Ok(RetryTemperature(Some(t))),
+        _ => Err(format!(
+            "`{text}` is not a temperature between 0 and 2 or `keep`"
+        )),
+    }
 }

@@ -35,6 +35,7 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     let mut engine = Engine::from_arc(provider)
         .max_attempts(args.max_attempts)
         .feedback(args.feedback.into())
+        .retry_temperature(args.retry_temperature.0)
         .allow_unsafe_repairs(args.allow_unsafe);
     if let Some(path) = &args.trace {
         let sink = JsonLinesSink::create(path)

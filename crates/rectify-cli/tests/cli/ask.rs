@@ -150,6 +150,22 @@ fn feeds_problems_back_and_retries() {
 }
 
 #[test]
+fn re_asks_sample_at_the_retry_temperature() {
+    let bodies = |extra: &[&str]| {
+        let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
+        let out = run(&mut setup.ask(extra));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let requests = setup.server.requests();
+        let temperature = |i: usize| requests[i].json().unwrap().get("temperature").cloned();
+        (temperature(0), temperature(1))
+    };
+    assert_eq!(bodies(&[]), (None, Some(serde_json::json!(0.7))));
+    let raised = bodies(&["--retry-temperature", "1.2"]);
+    assert_eq!(raised, (None, Some(serde_json::json!(1.2))));
+    assert_eq!(bodies(&["--retry-temperature", "keep"]), (None, None));
+}
+
+#[test]
 fn prefix_feedback_is_one_message() {
     let setup = Setup::new(vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)]);
     let out = run(&mut setup.ask(&["--feedback", "prefix"]));

@@ -13,6 +13,7 @@ use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
 
 use super::grammar::constraint_for;
+use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
 use super::sample::{Pick, Sampler};
 use super::{LocalModel, backend};
 use crate::LocalError;
@@ -151,6 +152,7 @@ struct Run<'m> {
     matcher: Option<llguidance::Matcher>,
     warnings: Vec<String>,
     output: Vec<u8>,
+    guard: NumberGuard,
     generated: usize,
     position: usize,
     prompt_tokens: usize,
@@ -179,6 +181,7 @@ impl<'m> Run<'m> {
             matcher,
             warnings,
             output: Vec::new(),
+            guard: NumberGuard::default(),
             generated: 0,
             position: prompt_tokens,
             prompt_tokens,
@@ -194,7 +197,8 @@ impl<'m> Run<'m> {
         while self.generated < self.budget {
             self.check_interrupts()?;
             let logits = ctx.get_logits_ith(logits_index);
-            let token = match self.sampler.pick(logits, self.matcher.as_mut()) {
+            let forbidden = self.forbidden();
+            let token = match self.sampler.pick(logits, self.matcher.as_mut(), forbidden) {
                 Pick::Token(token) => token,
                 Pick::GrammarDone(error) => {
                     self.warnings.extend(error);
@@ -230,13 +234,27 @@ impl<'m> Run<'m> {
         {
             self.warnings.push(error.to_string());
         }
-        self.output.extend(vocab.token_to_piece(token, false, None));
+        let piece = vocab.token_to_piece(token, false, None);
+        self.guard.push(&piece);
+        self.output.extend(piece);
         if self.cut_at_stop_sequence() {
             return true;
         }
         self.matcher
             .as_ref()
             .is_some_and(llguidance::Matcher::is_stopped)
+    }
+
+    /// Digit tokens while a number is at its digit limit (noted once in the warnings).
+    fn forbidden(&mut self) -> &'m [u32] {
+        if !self.guard.digits_exhausted() {
+            return &[];
+        }
+        let note = format!("a number reached {MAX_NUMBER_DIGITS} digits; the grammar ended it");
+        if !self.warnings.contains(&note) {
+            self.warnings.push(note);
+        }
+        &self.model.digit_tokens
     }
 
     fn cut_at_stop_sequence(&mut self) -> bool {

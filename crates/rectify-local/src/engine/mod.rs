@@ -2,6 +2,7 @@
 
 mod generate;
 mod grammar;
+mod guard;
 mod sample;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ use crate::LocalError;
 pub struct LocalModel {
     model: LlamaModel,
     factory: ParserFactory,
+    /// Tokens whose text starts with an ASCII digit (see [`guard`]).
+    digit_tokens: Vec<u32>,
     path: PathBuf,
     name: String,
     load_time: Duration,
@@ -83,10 +86,15 @@ impl LocalModel {
             message: format!("grammar engine: {e}"),
         })?;
         factory.quiet();
+        let trie = tok_env.tok_trie();
+        let digit_tokens = (0..u32::try_from(trie.vocab_size()).unwrap_or(u32::MAX))
+            .filter(|&t| trie.token(t).first().is_some_and(u8::is_ascii_digit))
+            .collect();
         Ok(Self {
             name: model_name(&model, path),
             model,
             factory,
+            digit_tokens,
             path: path.to_path_buf(),
             load_time: started.elapsed(),
             busy: Mutex::new(()),

@@ -45,8 +45,29 @@ impl Sampler {
         }
     }
 
-    /// Picks the next token from `logits`, masked by `matcher` when given.
-    pub fn pick(&mut self, logits: &[f32], matcher: Option<&mut Matcher>) -> Pick {
+    /// Picks the next token from `logits`, masked by `matcher` when given; under a matcher,
+    /// the `forbidden` tokens too unless that would leave nothing to pick.
+    pub fn pick(
+        &mut self,
+        logits: &[f32],
+        matcher: Option<&mut Matcher>,
+        forbidden: &[u32],
+    ) -> Pick {
+        self.fill(logits);
+        if let Some(matcher) = matcher {
+            if let Some(done) = self.apply_mask(logits, matcher) {
+                return done;
+            }
+            self.forbid(forbidden);
+        }
+        self.candidates.apply_sampler(&mut self.chain);
+        match self.candidates.selected_token() {
+            Some(token) => Pick::Token(token),
+            None => Pick::GrammarDone(Some("the sampler selected no token".to_owned())),
+        }
+    }
+
+    fn fill(&mut self, logits: &[f32]) {
         let data = &mut self.candidates.data;
         data.clear();
         data.extend(logits.iter().enumerate().map(|(id, &logit)| {
@@ -58,16 +79,6 @@ impl Sampler {
         }));
         self.candidates.selected = None;
         self.candidates.sorted = false;
-        if let Some(matcher) = matcher
-            && let Some(done) = self.apply_mask(logits, matcher)
-        {
-            return done;
-        }
-        self.candidates.apply_sampler(&mut self.chain);
-        match self.candidates.selected_token() {
-            Some(token) => Pick::Token(token),
-            None => Pick::GrammarDone(Some("the sampler selected no token".to_owned())),
-        }
     }
 
     fn apply_mask(&mut self, logits: &[f32], matcher: &mut Matcher) -> Option<Pick> {
@@ -95,6 +106,30 @@ impl Sampler {
     }
 }
 
+impl Sampler {
+    /// Masks `tokens` out, unless no other token is left.
+    fn forbid(&mut self, tokens: &[u32]) {
+        let data = &mut self.candidates.data;
+        let mut saved = Vec::new();
+        for &token in tokens {
+            let Some(item) = usize::try_from(token).ok().and_then(|i| data.get_mut(i)) else {
+                continue;
+            };
+            if item.logit() > f32::NEG_INFINITY {
+                saved.push((item.id(), item.logit()));
+                item.set_logit(f32::NEG_INFINITY);
+            }
+        }
+        if !saved.is_empty() && data.iter().all(|c| c.logit() == f32::NEG_INFINITY) {
+            for (id, logit) in saved {
+                if let Some(item) = usize::try_from(id.0).ok().and_then(|i| data.get_mut(i)) {
+                    item.set_logit(logit);
+                }
+            }
+        }
+    }
+}
+
 fn argmax(logits: &[f32]) -> usize {
     logits
         .iter()
@@ -103,4 +138,25 @@ fn argmax(logits: &[f32]) -> usize {
             if l > best.1 { (i, l) } else { best }
         })
         .0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn greedy_pick(sampler: &mut Sampler) -> i32 {
+        sampler.candidates.apply_sampler(&mut sampler.chain);
+        sampler.candidates.selected_token().map_or(-1, |t| t.0)
+    }
+
+    #[test]
+    fn forbidden_tokens_are_masked_unless_nothing_else_is_left() {
+        let mut sampler = Sampler::new(0.0, 0);
+        sampler.fill(&[1.0, 2.0, 3.0]);
+        sampler.forbid(&[2, 99]);
+        assert_eq!(greedy_pick(&mut sampler), 1);
+        sampler.fill(&[f32::NEG_INFINITY, f32::NEG_INFINITY, 3.0]);
+        sampler.forbid(&[2]);
+        assert_eq!(greedy_pick(&mut sampler), 2);
+    }
 }

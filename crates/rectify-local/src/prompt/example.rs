@@ -168,17 +168,31 @@ fn number(obj: &Map<String, Value>, integer: bool, item: usize) -> Value {
             .and_then(Value::as_f64)
             .map(|m| m + 1.0)
     });
-    let upper = obj.get("maximum").and_then(Value::as_f64);
-    let mut value = 3.0 + item.saturating_sub(1) as f64;
-    if let Some(lower) = lower.filter(|l| *l > value) {
-        value = lower.ceil();
-    }
-    if let Some(upper) = upper.filter(|u| *u < value) {
-        value = upper.floor();
-    }
+    let upper = obj.get("maximum").and_then(Value::as_f64).or_else(|| {
+        obj.get("exclusiveMaximum")
+            .and_then(Value::as_f64)
+            .map(|m| m - 1.0)
+    });
+    let value = in_range(lower, upper, item.saturating_sub(1) as f64);
     if integer {
         json!(value as i64)
     } else {
         serde_json::Number::from_f64(value).map_or(json!(3), Value::Number)
     }
+}
+
+/// The example value of the `offset`-th array item (0 outside arrays): 3, 4, 5, ... raised to
+/// the lower bound and capped at the upper one; in a small range (ten values or fewer) the
+/// range itself, from its lower end, so that items get distinct values (a capped `3, 3`
+/// taught the model to repeat the value and break uniqueness rules).
+fn in_range(lower: Option<f64>, upper: Option<f64>, offset: f64) -> f64 {
+    let lower = lower.map(f64::ceil);
+    let upper = upper.map(f64::floor);
+    if let (Some(low), Some(high)) = (lower, upper)
+        && (0.0..10.0).contains(&(high - low))
+    {
+        return low + offset.rem_euclid(high - low + 1.0);
+    }
+    let value = lower.map_or(3.0, |l| l.max(3.0)) + offset;
+    upper.map_or(value, |u| value.min(u))
 }

@@ -132,6 +132,13 @@ impl Engine {
         self
     }
 
+    /// Sets the lowest sampling temperature of re-asks (`None`: keep the task's); see
+    /// [`LoopConfig::retry_temperature`].
+    pub fn retry_temperature(mut self, temperature: Option<f64>) -> Engine {
+        self.config.retry_temperature = temperature;
+        self
+    }
+
     /// Allows repairs that may change meaning.
     pub fn allow_unsafe_repairs(mut self, allow: bool) -> Engine {
         self.config.allow_unsafe_repairs = allow;

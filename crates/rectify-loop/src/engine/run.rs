@@ -121,7 +121,9 @@ impl<'a, T> Run<'a, T> {
             let span = tracing::info_span!("attempt", attempt = number, provider);
             match rung.provider.complete(&request).instrument(span).await {
                 Ok(response) => {
-                    if let Some(outcome) = self.judge(number, index, provider, response) {
+                    if let Some(outcome) =
+                        self.judge(number, index, provider, request.temperature, response)
+                    {
                         return RungEnd::Done(outcome);
                     }
                 }
@@ -152,6 +154,11 @@ impl<'a, T> Run<'a, T> {
             request.schema = Some(schema.clone());
             request.json = true;
         }
+        if !self.ledger.attempts.is_empty()
+            && let Some(floor) = self.engine.config.retry_temperature
+        {
+            request.temperature = Some(request.temperature.map_or(floor, |t| t.max(floor)));
+        }
         if let Some(left) = self.spend.remaining(&self.engine.config.budget) {
             request.timeout = Some(request.timeout.map_or(left, |t| t.min(left)));
         }
@@ -164,6 +171,7 @@ impl<'a, T> Run<'a, T> {
         number: u32,
         rung: usize,
         provider: &str,
+        temperature: Option<f64>,
         response: Response,
     ) -> Option<Outcome<T>> {
         let report = evaluate(
@@ -178,6 +186,7 @@ impl<'a, T> Run<'a, T> {
             rung,
             provider: provider.to_owned(),
             model: response.model,
+            temperature,
             raw: response.text,
             finish_reason: response.finish_reason,
             report,

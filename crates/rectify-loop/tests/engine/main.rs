@@ -6,6 +6,7 @@ mod fallback;
 mod feedback;
 mod memory;
 mod paths;
+mod sampling;
 mod trace;
 mod transport;
 

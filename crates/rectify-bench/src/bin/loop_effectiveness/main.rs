@@ -40,6 +40,7 @@ struct Args {
     temperatures: Vec<f64>,
     threads: u16,
     limit: usize,
+    only: Vec<String>,
     feedback: FeedbackMode,
     out: PathBuf,
 }
@@ -57,7 +58,10 @@ async fn main() -> ExitCode {
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args = parse_args()?;
-    let cases = cases::load(&args.prompts, args.limit)?;
+    let mut cases = cases::load(&args.prompts, args.limit)?;
+    if !args.only.is_empty() {
+        cases.retain(|c| args.only.contains(&c.id));
+    }
     let base = LocalProvider::from_env_or_default(LocalOptions {
         threads: Some(args.threads),
         ..LocalOptions::default()
@@ -119,6 +123,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         temperatures: vec![0.0, 0.7],
         threads: 2,
         limit: usize::MAX,
+        only: Vec::new(),
         feedback: FeedbackMode::Append,
         out: PathBuf::from("target/loop_effectiveness.jsonl"),
     };
@@ -132,6 +137,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
             }
             "--threads" => args.threads = value.parse()?,
             "--limit" => args.limit = value.parse()?,
+            "--only" => args.only = value.split(',').map(str::to_owned).collect(),
             "--feedback" => args.feedback = value.parse()?,
             "--out" => args.out = PathBuf::from(value),
             other => return Err(format!("unknown flag {other}").into()),
