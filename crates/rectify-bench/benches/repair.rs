@@ -6,13 +6,14 @@
 mod repair_workloads;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rectify_repair::{RepairOptions, repair};
+use rectify_repair::{RepairOptions, repair, repair_to_json};
 use repair_workloads::{broken_doc, small_cases, valid_doc};
 
 const TEN_MB: usize = 10 * 1024 * 1024;
 
+/// Text to repaired text, the job the peers do.
 fn rectify_text(input: &str, options: &RepairOptions) -> Option<String> {
-    repair(input, options).to_json()
+    repair_to_json(input, options).json
 }
 
 fn small(c: &mut Criterion) {
@@ -50,10 +51,16 @@ fn large(c: &mut Criterion) {
     group.bench_function("broken/rectify", |b| {
         b.iter(|| rectify_text(&broken, &options));
     });
+    group.bench_function("broken/rectify_value", |b| {
+        b.iter(|| repair(&broken, &options).value);
+    });
     group.bench_function("broken/jsonrepair_rs", |b| {
         b.iter(|| jsonrepair_rs::jsonrepair(&broken).ok());
     });
     group.bench_function("valid/rectify", |b| {
+        b.iter(|| rectify_text(&valid, &options));
+    });
+    group.bench_function("valid/rectify_value", |b| {
         b.iter(|| repair(&valid, &options).value);
     });
     group.bench_function("valid/serde_json", |b| {

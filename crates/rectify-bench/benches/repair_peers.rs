@@ -6,7 +6,13 @@
 //! - `cargo bench -p rectify-bench --bench repair_peers -- time DIR` times rectify and the
 //!   jsonrepair-rs crate on those files and prints `tool workload seconds` lines (best of
 //!   several runs), the same format the script's Node and Python timers print;
-//! - `... -- profile DIR` repairs only the broken document, ten times (for `perf record`).
+//! - `... -- profile DIR [small|valid|broken] [N]` repairs only that workload with rectify's
+//!   text path, N times (default 10; for `perf record`), and prints the best time;
+//! - `... -- cases DIR` times each distinct small input alone (rectify, jsonrepair-rs, in
+//!   microseconds), costliest for rectify first.
+//!
+//! rectify is timed through `repair_to_json` (text to repaired text, the same job the peers
+//! do); the `rectify(value)` row stops at the `serde_json::Value` (`repair`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,7 +21,7 @@ mod repair_workloads;
 use std::path::Path;
 use std::time::Instant;
 
-use rectify_repair::{RepairOptions, repair};
+use rectify_repair::{RepairOptions, repair, repair_to_json};
 use repair_workloads::{broken_doc, small_cases, valid_doc};
 
 const TEN_MB: usize = 10 * 1024 * 1024;
@@ -28,8 +34,9 @@ fn main() {
     match args.as_slice() {
         [mode, dir] if mode == "export" => export(Path::new(dir)),
         [mode, dir] if mode == "time" => time(Path::new(dir)),
-        [mode, dir] if mode == "profile" => profile(Path::new(dir)),
-        _ => eprintln!("usage: repair_peers (export|time) DIR"),
+        [mode, dir, rest @ ..] if mode == "profile" => profile(Path::new(dir), rest),
+        [mode, dir] if mode == "cases" => cases(Path::new(dir)),
+        _ => eprintln!("usage: repair_peers (export|time|profile) DIR"),
     }
 }
 
@@ -52,14 +59,55 @@ fn best(runs: usize, mut f: impl FnMut() -> usize) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Only rectify on the broken document, ten times: a target for `perf record`.
-fn profile(dir: &Path) {
-    let broken = std::fs::read_to_string(dir.join("broken.json")).unwrap();
+/// Only rectify on one workload, N times: a target for `perf record`.
+fn profile(dir: &Path, rest: &[String]) {
+    let work = rest.first().map_or("broken", String::as_str);
+    let runs = rest.get(1).and_then(|n| n.parse().ok()).unwrap_or(10);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let inputs: Vec<String> = if work == "small" {
+        serde_json::from_str(&read("small.json")).unwrap()
+    } else {
+        vec![read(&format!("{work}.json"))]
+    };
     let options = RepairOptions::default().with_unsafe(true);
-    let secs = best(10, || {
-        repair(&broken, &options).to_json().map_or(0, |s| s.len())
+    let secs = best(runs, || {
+        inputs
+            .iter()
+            .map(|t| repair_to_json(t, &options).json.map_or(0, |s| s.len()))
+            .sum()
     });
-    println!("rectify broken {secs:.6}");
+    println!("rectify {work} {secs:.9}");
+}
+
+/// Each distinct small input timed alone: where the small workload's time goes.
+fn cases(dir: &Path) {
+    let small: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("small.json")).unwrap()).unwrap();
+    let mut distinct = small.clone();
+    distinct.sort();
+    distinct.dedup();
+    let options = RepairOptions::default().with_unsafe(true);
+    let mut rows: Vec<(f64, f64, String)> = distinct
+        .iter()
+        .map(|t| {
+            let ours = best(20, || {
+                repair_to_json(t, &options).json.map_or(0, |s| s.len())
+            });
+            let peer = best(20, || jsonrepair_rs::jsonrepair(t).map_or(0, |s| s.len()));
+            let count = small.iter().filter(|s| *s == t).count() as f64;
+            (
+                ours * 1e6 * count,
+                peer * 1e6 * count,
+                t.chars().take(60).collect(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (ours, peer, text) in rows.iter().take(40) {
+        println!("{ours:10.1} {peer:10.1} {text:?}");
+    }
+    let (ours, peer) = rows.iter().fold((0.0, 0.0), |(a, b), r| (a + r.0, b + r.1));
+    println!("total (µs, weighted by repetitions): rectify {ours:.0}, jsonrepair-rs {peer:.0}");
 }
 
 fn time(dir: &Path) {
@@ -70,7 +118,7 @@ fn time(dir: &Path) {
         ("broken", read("broken.json")),
     ];
     let options = RepairOptions::default().with_unsafe(true);
-    let rectify = |t: &String| repair(t, &options).to_json().map_or(0, |s| s.len());
+    let rectify = |t: &String| repair_to_json(t, &options).json.map_or(0, |s| s.len());
     let peer = |t: &String| jsonrepair_rs::jsonrepair(t).map_or(0, |s| s.len());
     println!(
         "rectify small {:.6}",
@@ -89,4 +137,16 @@ fn time(dir: &Path) {
     println!("serde_json(value) valid {:.6}", best(5, serde));
     let value = || repair(valid, &options).value.map_or(0, |_| 1);
     println!("rectify(value) valid {:.6}", best(5, value));
+    // The value path then serialised: what the rectify row measured before the text path.
+    let via_value = |t: &String| repair(t, &options).to_json().map_or(0, |s| s.len());
+    println!(
+        "rectify(value+to_json) small {:.6}",
+        best(5, || small.iter().map(via_value).sum())
+    );
+    for (name, doc) in &docs {
+        println!(
+            "rectify(value+to_json) {name} {:.6}",
+            best(5, || via_value(doc))
+        );
+    }
 }

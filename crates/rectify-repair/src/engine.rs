@@ -1,7 +1,7 @@
 //! The repair pipeline for one text: fast path, extraction, lenient parse, choice between
 //! candidates, schema coercion, then the safety policy.
 
-use rectify_core::{Applicability, Diagnostic, Format, Location, Repair};
+use rectify_core::{Applicability, Diagnostic, Format, Location, Repair, pointer_to_path};
 use serde_json::Value;
 
 use crate::extract::{Region, regions};
@@ -284,12 +284,17 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
 
 /// The recorded repairs with line and column.
 pub(crate) fn convert(doc: &Locator<'_>, raw: Vec<RawRepair>) -> Vec<Repair> {
-    let ranges: Vec<(usize, usize)> = raw.iter().map(|r| (r.start, r.end)).collect();
-    let spans = doc.spans(&ranges);
+    let spans = doc.spans_by(raw.len(), |i| {
+        raw.get(i).map_or((0, 0), |r| (r.start, r.end))
+    });
     raw.into_iter()
         .zip(spans)
         .map(|(r, span)| {
-            let location = Location::from_pointer(&r.pointer).with_span(Some(span));
+            let location = Location {
+                path: pointer_to_path(&r.pointer),
+                pointer: r.pointer,
+                span: Some(span),
+            };
             Repair::new(
                 r.rule.code(),
                 location,

@@ -8,44 +8,46 @@ use rectify_core::Span;
 
 pub(crate) struct Locator<'a> {
     text: &'a str,
-    line_starts: Vec<usize>,
 }
 
 impl<'a> Locator<'a> {
     pub fn new(text: &'a str) -> Self {
-        let line_starts = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-            .collect();
-        Locator { text, line_starts }
+        Locator { text }
     }
 
     /// The span of one byte range.
     pub fn span(&self, start: usize, end: usize) -> Span {
-        self.spans(&[(start, end)]).pop().unwrap_or_default()
+        self.spans_by(1, |_| (start, end)).pop().unwrap_or_default()
     }
 
-    /// The spans of byte ranges, in the order given.
-    pub fn spans(&self, ranges: &[(usize, usize)]) -> Vec<Span> {
-        let mut order: Vec<usize> = (0..ranges.len()).collect();
-        order.sort_by_key(|&i| ranges[i].0);
-        let mut out = vec![Span::default(); ranges.len()];
-        let (mut at, mut line, mut column) = (0, 1, 1);
-        for i in order {
-            let (start, end) = ranges[i];
+    /// The spans of the byte ranges `range(0)..range(n)`, in that order. One pass over the
+    /// text when the ranges come sorted by start (the usual case); otherwise they are
+    /// visited in sorted order.
+    pub fn spans_by(&self, n: usize, range: impl Fn(usize) -> (usize, usize)) -> Vec<Span> {
+        let sorted = (1..n).all(|i| range(i - 1).0 <= range(i).0);
+        let order: Vec<usize> = if sorted {
+            Vec::new()
+        } else {
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| range(i).0);
+            order
+        };
+        let mut out = vec![Span::default(); n];
+        let mut cursor = Cursor {
+            at: 0,
+            line: 1,
+            column: 1,
+        };
+        for k in 0..n {
+            let i = order.get(k).copied().unwrap_or(k);
+            let (start, end) = range(i);
             let start = self.floor(start);
-            let this_line = self.line_starts.partition_point(|&s| s <= start).max(1);
-            if this_line != line || start < at {
-                at = self.line_starts.get(this_line - 1).copied().unwrap_or(0);
-                line = this_line;
-                column = 1;
-            }
-            column += self.text.get(at..start).map_or(0, |s| s.chars().count());
-            at = start;
+            cursor.advance(self.text, start);
             out[i] = Span {
                 start,
                 end: end.max(start),
-                line,
-                column,
+                line: cursor.line,
+                column: cursor.column,
             };
         }
         out
@@ -60,6 +62,30 @@ impl<'a> Locator<'a> {
     }
 }
 
+/// Line and column of the byte offset `at`, moved forward only.
+struct Cursor {
+    at: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Cursor {
+    fn advance(&mut self, text: &str, to: usize) {
+        let Some(gap) = text.get(self.at..to) else {
+            return;
+        };
+        let newlines = memchr::memchr_iter(b'\n', gap.as_bytes()).count();
+        if newlines > 0 {
+            let last = memchr::memrchr(b'\n', gap.as_bytes()).unwrap_or(0);
+            self.line += newlines;
+            self.column = 1;
+            self.at += last + 1;
+        }
+        self.column += text.get(self.at..to).map_or(0, |s| s.chars().count());
+        self.at = to;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,9 +94,13 @@ mod tests {
     fn spans_match_line_and_character_columns_in_any_order() {
         let text = "ab\ncdé\nf";
         let l = Locator::new(text);
-        let spans = l.spans(&[(8, 9), (0, 1), (5, 7), (7, 8)]);
+        let ranges = [(8, 9), (0, 1), (5, 7), (7, 8)];
+        let spans = l.spans_by(ranges.len(), |i| ranges[i]);
         let got: Vec<(usize, usize)> = spans.iter().map(|s| (s.line, s.column)).collect();
         assert_eq!(got, vec![(3, 1), (1, 1), (2, 3), (2, 4)]);
         assert_eq!(l.span(99, 99).line, 3);
+        let sorted = l.spans_by(3, |i| [(0, 1), (4, 4), (8, 9)][i]);
+        let got: Vec<(usize, usize)> = sorted.iter().map(|s| (s.line, s.column)).collect();
+        assert_eq!(got, vec![(1, 1), (2, 2), (3, 1)]);
     }
 }

@@ -143,7 +143,11 @@ fn read_region(
     }
     found.truncated |= payload.truncated;
     found.unrecorded += payload.unrecorded;
-    found.raw.extend(payload.repairs);
+    if found.raw.is_empty() {
+        found.raw = payload.repairs;
+    } else {
+        found.raw.extend(payload.repairs);
+    }
     found.fatal = payload.fatal;
     Some(())
 }

@@ -19,6 +19,8 @@ pub(crate) use sink::{Sink, ValueSink};
 pub(crate) use text::TextSink;
 pub(crate) use top::{Payload, parse_region, parse_region_with};
 
+use std::fmt::Write as _;
+
 use rectify_core::{Applicability, push_pointer};
 
 use crate::rules::Rule;
@@ -181,7 +183,9 @@ impl<'a, S: Sink> Parser<'a, S> {
         for seg in &self.path {
             match seg {
                 Seg::Key(k) => push_pointer(&mut pointer, k),
-                Seg::Index(i) => push_pointer(&mut pointer, &i.to_string()),
+                Seg::Index(i) => {
+                    let _ = write!(pointer, "/{i}");
+                }
             }
         }
         self.repairs.push(RawRepair {
@@ -246,9 +250,9 @@ impl<'a, S: Sink> Parser<'a, S> {
     /// Next byte that is not whitespace, looking at most [`WINDOW`] bytes ahead of `from`.
     pub fn next_solid(&self, from: usize) -> Option<(usize, u8)> {
         let limit = (from + WINDOW).min(self.b.len());
-        (from..limit)
-            .find(|&i| !self.b[i].is_ascii_whitespace())
-            .map(|i| (i, self.b[i]))
+        let window = self.b.get(from..limit)?;
+        let i = window.iter().position(|b| !b.is_ascii_whitespace())?;
+        window.get(i).map(|&b| (from + i, b))
     }
 
     /// Reads one value of any kind, or `None` when no value starts here.
@@ -270,6 +274,9 @@ impl<'a, S: Sink> Parser<'a, S> {
 
 /// Truncates a snippet for a repair record.
 pub(crate) fn snippet(text: &str) -> String {
+    if text.len() <= SNIPPET {
+        return text.to_owned();
+    }
     match text.char_indices().nth(SNIPPET) {
         None => text.to_owned(),
         Some((cut, _)) => format!("{}…", &text[..cut]),

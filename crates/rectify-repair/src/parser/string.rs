@@ -127,10 +127,22 @@ impl<S: Sink> Parser<'_, S> {
     fn string_body(&mut self, st: &mut Str) {
         loop {
             let run = self.pos;
-            while self.peek().is_some_and(|c| !SPECIAL[c as usize]) {
-                self.pos += 1;
+            loop {
+                let rest = self.b.get(self.pos..).unwrap_or_default();
+                self.pos += rest
+                    .iter()
+                    .position(|&c| SPECIAL[usize::from(c)])
+                    .unwrap_or(rest.len());
+                match self.plain(st, run) {
+                    Some(len) => self.pos += len,
+                    None => break,
+                }
             }
-            st.out.push_str(self.text(run, self.pos));
+            // Runs start and end at ASCII bytes, the first byte of a curly quote or the
+            // end: always character boundaries.
+            if self.pos > run {
+                st.out.push_str(self.src.get(run..self.pos).unwrap_or(""));
+            }
             let Some(c) = self.peek() else {
                 self.unterminated(st);
                 return;
@@ -138,6 +150,29 @@ impl<S: Sink> Parser<'_, S> {
             if self.special(st, c) {
                 return;
             }
+        }
+    }
+
+    /// The length of the special character at the current position when it is plain
+    /// content of the string (a comma or colon that ends nothing, a quote that cannot close
+    /// it), so the run being copied goes on; `None` when [`Self::special`] must see it.
+    fn plain(&self, st: &mut Str, run: usize) -> Option<usize> {
+        let c = self.peek()?;
+        match c {
+            b',' if st.ctx != Ctx::Key => {
+                if st.ctx == Ctx::Member && !st.inner_open && self.bare_member_after(self.pos) {
+                    return None;
+                }
+                st.last_comma = Some((self.pos, st.out.len() + (self.pos - run)));
+                Some(1)
+            }
+            b':' if st.ctx != Ctx::Key => Some(1),
+            b'\'' | b'`' | 0xE2 if self.closer_len(st.quote, self.pos).is_none() => self
+                .src
+                .get(self.pos..)
+                .and_then(|s| s.chars().next())
+                .map(char::len_utf8),
+            _ => None,
         }
     }
 
@@ -320,20 +355,31 @@ impl<S: Sink> Parser<'_, S> {
     /// True when `, word:` follows the comma at `at` inside a string whose closing quote is
     /// missing (no quote ends a value before the next one opens).
     fn bare_member_after(&self, at: usize) -> bool {
-        let Some((mut i, b)) = self.next_solid(at + 1) else {
-            return false;
-        };
-        if !(b.is_ascii_alphabetic() || b == b'_') {
+        let b = self.b;
+        let limit = (at + 1 + WINDOW).min(b.len());
+        let mut i = at + 1;
+        while i < limit && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if !b
+            .get(i)
+            .is_some_and(|&c| i < limit && (c.is_ascii_alphabetic() || c == b'_'))
+        {
             return false;
         }
         let word_start = i;
-        while self
-            .byte_at(i)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        while b
+            .get(i)
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
         {
             i += 1;
         }
-        if i - word_start > 64 || self.next_solid(i).map(|(_, b)| b) != Some(b':') {
+        let colon = match b.get(i) {
+            Some(b':') => true,
+            Some(c) if c.is_ascii_whitespace() => self.next_solid(i).map(|(_, c)| c) == Some(b':'),
+            _ => false,
+        };
+        if i - word_start > 64 || !colon {
             return false;
         }
         let limit = (at + WINDOW).min(self.b.len());
