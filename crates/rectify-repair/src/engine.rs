@@ -291,7 +291,7 @@ pub(crate) fn convert(doc: &Locator<'_>, raw: Vec<RawRepair>) -> Vec<Repair> {
         .zip(spans)
         .map(|(r, span)| {
             let location = Location {
-                path: pointer_to_path(&r.pointer),
+                path: display_path(&r.pointer),
                 pointer: r.pointer,
                 span: Some(span),
             };
@@ -306,8 +306,64 @@ pub(crate) fn convert(doc: &Locator<'_>, raw: Vec<RawRepair>) -> Vec<Repair> {
         .collect()
 }
 
+/// `rectify_core::pointer_to_path`, without its general machinery for the usual pointers
+/// (ASCII identifiers and indexes).
+fn display_path(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "$".to_owned();
+    }
+    let mut out = String::with_capacity(pointer.len() + 2);
+    for seg in pointer.split('/').skip(1) {
+        let b = seg.as_bytes();
+        let ident = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'$');
+        if !b.is_empty() && b.iter().all(u8::is_ascii_digit) {
+            out.push('[');
+            out.push_str(seg);
+            out.push(']');
+        } else if b
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$'))
+            && b.iter().all(ident)
+        {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(seg);
+        } else {
+            return pointer_to_path(pointer);
+        }
+    }
+    out
+}
+
 /// The error that stopped the parse, located.
 pub(crate) fn fatal_diagnostic(doc: &Locator<'_>, text: &str, fatal: Fatal) -> Diagnostic {
     let span = doc.span(fatal.at, (fatal.at + 1).min(text.len()));
     Diagnostic::error(fatal.code, Location::from_span(span), fatal.message).source("repair")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_paths_match_the_core_function() {
+        for p in [
+            "",
+            "/a",
+            "/0",
+            "/a/0/b",
+            "/0/a",
+            "/a b",
+            "/é",
+            "/a~1b",
+            "/",
+            "//",
+            "/$x/-y",
+            "/1a",
+            "/a-b/_c/09",
+        ] {
+            assert_eq!(display_path(p), pointer_to_path(p), "{p:?}");
+        }
+    }
 }

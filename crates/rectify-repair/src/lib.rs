@@ -66,6 +66,7 @@ mod policy;
 mod repaired;
 mod rules;
 mod select;
+mod strict;
 mod text;
 mod yaml;
 

@@ -74,6 +74,18 @@ impl Cursor {
         let Some(gap) = text.get(self.at..to) else {
             return;
         };
+        if gap.len() < 256 {
+            for &b in gap.as_bytes() {
+                if b == b'\n' {
+                    self.line += 1;
+                    self.column = 1;
+                } else if b & 0xC0 != 0x80 {
+                    self.column += 1;
+                }
+            }
+            self.at = to;
+            return;
+        }
         let newlines = memchr::memchr_iter(b'\n', gap.as_bytes()).count();
         if newlines > 0 {
             let last = memchr::memrchr(b'\n', gap.as_bytes()).unwrap_or(0);

@@ -8,7 +8,6 @@
 //! read (see [`crate::parser::Sink`]) — go through the value path instead.
 
 use rectify_core::{Diagnostic, Format};
-use serde::de::IgnoredAny;
 
 use crate::engine::{self, convert, fatal_diagnostic, outside};
 use crate::extract::{Region, regions};
@@ -56,7 +55,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
             .unwrap_or(text.len());
         clean_value(text, first, used, options, &mut found)?;
         return Some(RepairedText {
-            json: Some(found.sink.out),
+            json: Some(found.sink.into_text()),
             format: Some(Format::Json),
             ..RepairedText::default()
         });
@@ -98,13 +97,9 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
 }
 
 /// Where the first JSON value of `text` ends, when the text starts with one (after JSON
-/// whitespace). Checked without building it.
+/// whitespace), as serde_json decides it. Checked without building it.
 fn strict_prefix(text: &str) -> Option<usize> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
-    match stream.next() {
-        Some(Ok(_)) => Some(stream.byte_offset()),
-        _ => None,
-    }
+    crate::strict::first_value_end(text)
 }
 
 /// Mirrors `engine::read_region`: a region that starts with a valid value (perhaps followed
@@ -206,7 +201,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
     }
     let refused: Vec<Diagnostic> = refusals(&out.repairs, options);
     if refused.is_empty() {
-        out.json = Some(found.sink.out);
+        out.json = Some(found.sink.into_text());
     } else {
         out.diagnostics.extend(refused);
     }

@@ -97,13 +97,14 @@ pub(crate) struct Parser<'a, S: Sink> {
 }
 
 impl<'a, S: Sink> Parser<'a, S> {
-    pub fn new(src: &'a str, pos: usize, max_depth: usize, sink: S) -> Parser<'a, S> {
+    pub fn new(src: &'a str, pos: usize, max_depth: usize, mut sink: S) -> Parser<'a, S> {
+        let (stack, path) = sink.take_buffers();
         Parser {
             src,
             b: src.as_bytes(),
             pos,
-            stack: Vec::new(),
-            path: Vec::new(),
+            stack,
+            path,
             repairs: Vec::new(),
             unrecorded: 0,
             truncated: false,

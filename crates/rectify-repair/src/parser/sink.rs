@@ -8,6 +8,8 @@
 //! [`super::Parser::bail`]; the caller then repairs the text again with the value sink.
 
 use serde_json::map::Entry;
+
+use super::Seg;
 use serde_json::{Map, Number, Value};
 
 /// Receives the values the parser reads.
@@ -61,6 +63,15 @@ pub(crate) trait Sink {
     fn into_string(val: Self::Val) -> Result<String, Self::Val>;
     /// The object inside `val`, to add members to it.
     fn reopen(val: &mut Self::Val) -> Option<&mut Self::Obj>;
+
+    /// Empty buffers for the parser's bracket stack and path, perhaps with capacity left
+    /// from an earlier parse.
+    fn take_buffers(&mut self) -> (Vec<u8>, Vec<Seg>) {
+        (Vec::new(), Vec::new())
+    }
+
+    /// The parser's buffers back, for the next parse.
+    fn give_buffers(&mut self, _stack: Vec<u8>, _path: Vec<Seg>) {}
 }
 
 /// Builds `serde_json::Value`s.

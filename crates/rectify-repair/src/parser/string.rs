@@ -45,6 +45,8 @@ pub(crate) struct Str {
     doubled: bool,
     /// Source offset and output length at the last comma inside the string.
     last_comma: Option<(usize, usize)>,
+    /// Offset of the next `:` at or after the last comma looked at (`usize::MAX`: none).
+    next_colon: usize,
 }
 
 /// Bytes that interrupt the fast copy loop.
@@ -111,6 +113,7 @@ impl<S: Sink> Parser<'_, S> {
             inner_open: false,
             doubled: false,
             last_comma: None,
+            next_colon: 0,
         };
         if self.closer_len(quote, self.pos) == Some(len)
             && self.byte_at(self.pos + len).is_some_and(is_word_byte)
@@ -160,7 +163,11 @@ impl<S: Sink> Parser<'_, S> {
         let c = self.peek()?;
         match c {
             b',' if st.ctx != Ctx::Key => {
-                if st.ctx == Ctx::Member && !st.inner_open && self.bare_member_after(self.pos) {
+                if st.ctx == Ctx::Member
+                    && !st.inner_open
+                    && self.colon_near(st, self.pos)
+                    && self.bare_member_after(self.pos)
+                {
                     return None;
                 }
                 st.last_comma = Some((self.pos, st.out.len() + (self.pos - run)));
@@ -174,6 +181,16 @@ impl<S: Sink> Parser<'_, S> {
                 .map(char::len_utf8),
             _ => None,
         }
+    }
+
+    /// False when no `:` is near enough after the comma at `at` for
+    /// [`Self::bare_member_after`] to find `, word:` (a quick check before the full one).
+    fn colon_near(&self, st: &mut Str, at: usize) -> bool {
+        if st.next_colon < at {
+            let rest = self.b.get(at..).unwrap_or_default();
+            st.next_colon = memchr::memchr(b':', rest).map_or(usize::MAX, |i| at + i);
+        }
+        st.next_colon <= at + 2 * WINDOW + 80
     }
 
     /// Handles one special byte; true when the string has ended.

@@ -3,8 +3,10 @@
 //! would build: strings escaped the way serde_json escapes them, number text as serde_json
 //! keeps it.
 
+use std::cell::RefCell;
+
 use super::sink::Sink;
-use super::snippet;
+use super::{Seg, snippet};
 
 /// Most members an object may have before a streaming parse gives up (keys are compared by
 /// hash, one by one; the value path handles bigger objects).
@@ -12,6 +14,23 @@ const MAX_KEYS: usize = 256;
 
 /// Spare string buffers kept for reuse.
 const POOL: usize = 8;
+
+/// Buffers a text sink and its parser keep from one repair to the next on the same thread,
+/// so a small repair allocates little more than its output.
+#[derive(Default)]
+struct Buffers {
+    stack: Vec<u8>,
+    path: Vec<Seg>,
+    keys: Vec<u64>,
+    pool: Vec<String>,
+}
+
+/// Longest buffer kept for the next repair, in elements: memory stays bounded.
+const KEEP: usize = 4096;
+
+thread_local! {
+    static BUFFERS: RefCell<Buffers> = RefCell::default();
+}
 
 /// Writes JSON text, compact or indented by two spaces.
 #[derive(Default)]
@@ -30,6 +49,9 @@ pub(crate) struct TextSink {
     /// Hashes of the keys of the open objects, outermost first.
     keys: Vec<u64>,
     pool: Vec<String>,
+    /// The parser's buffers between parses.
+    stack: Vec<u8>,
+    path: Vec<Seg>,
 }
 
 /// An open object: where its keys start in [`TextSink::keys`], and how many it has.
@@ -46,11 +68,25 @@ pub(crate) struct TextArr {
 
 impl TextSink {
     pub fn new(bytes: usize, pretty: bool) -> Self {
+        let kept = BUFFERS
+            .try_with(|b| b.try_borrow_mut().map(|mut b| std::mem::take(&mut *b)))
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
         TextSink {
             out: String::with_capacity(bytes),
             pretty,
+            keys: kept.keys,
+            pool: kept.pool,
+            stack: kept.stack,
+            path: kept.path,
             ..TextSink::default()
         }
+    }
+
+    /// The text written.
+    pub fn into_text(mut self) -> String {
+        std::mem::take(&mut self.out)
     }
 
     fn sep(&mut self) {
@@ -80,6 +116,34 @@ impl TextSink {
         }
         self.out.push(closer);
         self.need_comma = true;
+    }
+}
+
+impl Drop for TextSink {
+    /// Keeps the buffers (emptied, and only small ones) for the next repair on this thread.
+    fn drop(&mut self) {
+        let mut kept = Buffers {
+            stack: std::mem::take(&mut self.stack),
+            path: std::mem::take(&mut self.path),
+            keys: std::mem::take(&mut self.keys),
+            pool: std::mem::take(&mut self.pool),
+        };
+        kept.stack.clear();
+        kept.path.clear();
+        kept.keys.clear();
+        kept.pool.retain(|s| s.capacity() <= KEEP);
+        if kept.stack.capacity() > KEEP || kept.path.capacity() > KEEP {
+            kept.stack = Vec::new();
+            kept.path = Vec::new();
+        }
+        if kept.keys.capacity() > KEEP {
+            kept.keys = Vec::new();
+        }
+        let _ = BUFFERS.try_with(|b| {
+            if let Ok(mut b) = b.try_borrow_mut() {
+                *b = kept;
+            }
+        });
     }
 }
 
@@ -123,7 +187,7 @@ impl Sink for TextSink {
     }
 
     fn recycle(&mut self, mut s: String) {
-        if self.pool.len() < POOL {
+        if self.pool.len() < POOL && s.capacity() <= KEEP {
             s.clear();
             self.pool.push(s);
         }
@@ -233,6 +297,20 @@ impl Sink for TextSink {
 
     fn reopen((): &mut ()) -> Option<&mut TextObj> {
         None
+    }
+
+    fn take_buffers(&mut self) -> (Vec<u8>, Vec<Seg>) {
+        (
+            std::mem::take(&mut self.stack),
+            std::mem::take(&mut self.path),
+        )
+    }
+
+    fn give_buffers(&mut self, mut stack: Vec<u8>, mut path: Vec<Seg>) {
+        stack.clear();
+        path.clear();
+        self.stack = stack;
+        self.path = path;
     }
 }
 

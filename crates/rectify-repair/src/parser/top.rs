@@ -100,6 +100,7 @@ pub(crate) fn parse_region_with<S: Sink>(
     out.unrecorded = p.unrecorded;
     out.fatal = p.fatal;
     out.bailed = p.bailed;
+    p.sink.give_buffers(p.stack, p.path);
     (out, p.sink)
 }
 
