@@ -21,6 +21,7 @@
 //! ```
 
 mod cases;
+mod grounding;
 mod report;
 
 use std::io::Write;
