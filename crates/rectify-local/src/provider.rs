@@ -140,12 +140,12 @@ impl Inner {
     }
 
     fn params(&self, request: &Request, cancel: Arc<AtomicBool>) -> GenerateParams {
+        let prompt = build_prompt(request);
         let grammar = if self.options.constrained && request.wants_json() {
             Some(request.schema.clone().unwrap_or_else(|| json!({})))
         } else {
             None
         };
-        let prompt = build_prompt(request, grammar.is_none());
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         GenerateParams {
             prompt: prompt.text,

@@ -151,7 +151,7 @@ fn prompt_shows_demo_then_schema_example_request_and_open_answer() {
     let request = Request::new("Capital of France?")
         .with_system("You answer geography questions.")
         .with_schema(schema.clone());
-    let prompt = build_prompt(&request, true);
+    let prompt = build_prompt(&request);
     let text = &prompt.text;
     assert!(
         text.starts_with("You answer geography questions.\n\nSchema:\n"),
@@ -181,11 +181,7 @@ fn prompt_shows_demo_then_schema_example_request_and_open_answer() {
 
 #[test]
 fn the_demo_answer_follows_the_demo_schema_shape() {
-    let text = build_prompt(
-        &Request::new("x").with_schema(json!({"type": "object"})),
-        true,
-    )
-    .text;
+    let text = build_prompt(&Request::new("x").with_schema(json!({"type": "object"}))).text;
     let demo_schema: Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
     let demo_answer: Value = serde_json::from_str(text.lines().nth(8).unwrap()).unwrap();
     assert!(valid(&demo_schema, &demo_answer), "{text}");
@@ -200,7 +196,7 @@ fn prior_answers_and_feedback_become_transcript_turns() {
         Message::user("Your previous answer did not pass validation."),
     ])
     .with_schema(json!({"type": "object"}));
-    let text = build_prompt(&request, true).text;
+    let text = build_prompt(&request).text;
     let first = text.find("List two colours.").unwrap();
     let answer = text.find("Answer:\n{\"colours\": [\"red\"]").unwrap();
     let feedback = text.find("Request:\nYour previous answer").unwrap();
@@ -212,7 +208,7 @@ fn prior_answers_and_feedback_become_transcript_turns() {
 fn plain_requests_have_no_schema_header_and_keep_caller_stops() {
     let mut request = Request::new("Say hello.");
     request.stop = vec!["END".into()];
-    let prompt = build_prompt(&request, true);
+    let prompt = build_prompt(&request);
     assert_eq!(prompt.text, "Request:\nSay hello.\n\nAnswer:\n");
     assert_eq!(
         prompt.stop,
@@ -223,29 +219,8 @@ fn plain_requests_have_no_schema_header_and_keep_caller_stops() {
         ..Request::new("x")
     };
     assert!(
-        build_prompt(&json_mode, true)
+        build_prompt(&json_mode)
             .text
             .starts_with("Every answer is one JSON value.\n\n")
-    );
-}
-
-#[test]
-fn under_a_grammar_the_example_is_left_out() {
-    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
-    let request = Request::new("Capital of France?").with_schema(schema.clone());
-    let text = build_prompt(&request, false).text;
-    assert!(
-        !text.contains("Example:") && !text.contains("example city"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!(
-            "Schema:\n{schema}\nRequest:\nCapital of France?"
-        )),
-        "{text}"
-    );
-    assert!(
-        text.contains(r#"{"name":"Ada Lovelace","born":1815"#),
-        "{text}"
     );
 }

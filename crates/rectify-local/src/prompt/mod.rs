@@ -35,20 +35,15 @@ pub struct Prompt {
 }
 
 /// Builds the prompt for `request` (see the module docs).
-///
-/// `show_example` puts an example built from the schema after each schema. Free sampling
-/// needs it (zero-shot, the base model does not answer in JSON). Under a grammar, which
-/// enforces the shape anyway, it is left out: the model copied the example's placeholder
-/// values (`"example customer"`) instead of reading the request.
-pub fn build_prompt(request: &Request, show_example: bool) -> Prompt {
+pub fn build_prompt(request: &Request) -> Prompt {
     let mut text = String::new();
     if let Some(system) = request.system_text() {
         text.push_str(system.trim());
         text.push_str("\n\n");
     }
     if let Some(schema) = &request.schema {
-        push_demo(&mut text, show_example);
-        push_schema(&mut text, schema, show_example);
+        push_demo(&mut text);
+        push_schema(&mut text, schema);
     } else if request.json {
         text.push_str("Every answer is one JSON value.\n\n");
     }
@@ -71,7 +66,7 @@ pub fn build_prompt(request: &Request, show_example: bool) -> Prompt {
 }
 
 /// The demonstration block: a small schema, its shape, a request and a real answer.
-fn push_demo(text: &mut String, show_example: bool) {
+fn push_demo(text: &mut String) {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -83,12 +78,12 @@ fn push_demo(text: &mut String, show_example: bool) {
     });
     let answer =
         json!({"name": "Ada Lovelace", "born": 1815, "fields": ["mathematics", "computing"]});
-    push_schema(text, &schema, show_example);
+    push_schema(text, &schema);
     push_turn(text, REQUEST_MARKER, DEMO_REQUEST);
     push_turn(text, ANSWER_MARKER, &answer.to_string());
 }
 
-fn push_schema(text: &mut String, schema: &Value, show_example: bool) {
+fn push_schema(text: &mut String, schema: &Value) {
     let mut shown = schema.clone();
     if let Some(obj) = shown.as_object_mut() {
         obj.remove("x-guidance");
@@ -96,10 +91,8 @@ fn push_schema(text: &mut String, schema: &Value, show_example: bool) {
     }
     text.push_str("Schema:\n");
     text.push_str(&shown.to_string());
-    if show_example {
-        text.push_str("\nExample:\n");
-        text.push_str(&example_for(schema).to_string());
-    }
+    text.push_str("\nExample:\n");
+    text.push_str(&example_for(schema).to_string());
     text.push('\n');
 }
 
