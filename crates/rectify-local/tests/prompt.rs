@@ -83,6 +83,23 @@ fn array_items_differ_so_the_model_does_not_learn_to_repeat() {
 }
 
 #[test]
+fn optional_reference_lists_start_empty_so_the_first_item_does_not_point_at_itself() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"tasks": {"type": "array", "minItems": 2, "items": {"type": "object", "properties": {
+            "id": {"type": "string", "pattern": "^T[0-9]+$"},
+            "dependsOn": {"type": "array", "minItems": 0, "items": {"type": "string", "pattern": "^T[0-9]+$"}},
+            "notes": {"type": "array", "items": {"type": "string"}}
+        }}}}
+    });
+    let example = example_for(&schema);
+    assert_eq!(example["tasks"][0]["dependsOn"], json!([]));
+    assert_eq!(example["tasks"][1]["dependsOn"], json!(["T1"]));
+    // Without `minItems: 0` a list is shown with an item, so its shape is visible.
+    assert_eq!(example["tasks"][0]["notes"], json!(["example note 1"]));
+}
+
+#[test]
 fn numbered_items_in_a_small_range_get_distinct_values() {
     // A three-day plan: a clamped example (`3, 3`) made the model write `3` for every day.
     let schema = json!({

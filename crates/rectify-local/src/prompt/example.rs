@@ -50,7 +50,7 @@ impl Builder<'_> {
         }
         match primary_type(obj) {
             "object" => self.object(obj, depth, item),
-            "array" => self.array(obj, name, depth),
+            "array" => self.array(obj, name, depth, item),
             "string" => string(obj, name, item),
             "integer" => number(obj, true, item),
             "number" => number(obj, false, item),
@@ -69,10 +69,17 @@ impl Builder<'_> {
         Value::Object(out)
     }
 
-    fn array(&self, obj: &Map<String, Value>, name: &str, depth: usize) -> Value {
+    /// `item` is the position of the enclosing array item: an optional list (`minItems: 0`)
+    /// in the first item is shown empty, so that lists of references (`dependsOn`) do not show
+    /// the first item pointing at itself — the model copied that.
+    fn array(&self, obj: &Map<String, Value>, name: &str, depth: usize, item: usize) -> Value {
         let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(1);
         let max = obj.get("maxItems").and_then(Value::as_u64).unwrap_or(2);
-        let count = min.clamp(1, 2).min(max);
+        let count = if min == 0 && item == 1 {
+            0
+        } else {
+            min.clamp(1, 2).min(max)
+        };
         let items = obj.get("items").unwrap_or(&Value::Null);
         let item_name = name.strip_suffix('s').unwrap_or(name);
         let items: Vec<Value> = (1..=count)

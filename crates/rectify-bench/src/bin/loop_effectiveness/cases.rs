@@ -46,6 +46,11 @@ pub fn load(dir: &Path, limit: usize) -> Result<Vec<Case>, Box<dyn std::error::E
 }
 
 impl Case {
+    /// The request text.
+    pub fn prompt(&self) -> &str {
+        &self.prompt
+    }
+
     /// The loop task: schema, rules, temperature and token budget.
     pub fn task(&self, temperature: f64) -> Result<Task, Box<dyn std::error::Error>> {
         let mut task = Task::new(&self.prompt).schema(self.schema.clone())?;

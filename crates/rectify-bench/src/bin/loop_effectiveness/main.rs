@@ -16,11 +16,12 @@
 //!
 //! ```text
 //! cargo run --release -p rectify-bench --bin loop_effectiveness -- \
-//!     [--prompts examples/bench-prompts] [--temperatures 0,0.7] [--threads 2] [--limit N] \
+//!     [--prompts examples/bench-prompts] [--temperatures 0,0.7] [--threads 2] [--seed N] [--limit N] \
 //!     [--feedback append|fresh] [--out target/loop_effectiveness.jsonl]
 //! ```
 
 mod cases;
+mod grounding;
 mod report;
 
 use std::io::Write;
@@ -39,6 +40,7 @@ struct Args {
     prompts: PathBuf,
     temperatures: Vec<f64>,
     threads: u16,
+    seed: Option<u32>,
     limit: usize,
     only: Vec<String>,
     feedback: FeedbackMode,
@@ -64,6 +66,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     let base = LocalProvider::from_env_or_default(LocalOptions {
         threads: Some(args.threads),
+        seed: args.seed.unwrap_or(LocalOptions::default().seed),
         ..LocalOptions::default()
     })?;
     let model = base.load()?;
@@ -122,6 +125,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         prompts: PathBuf::from("examples/bench-prompts"),
         temperatures: vec![0.0, 0.7],
         threads: 2,
+        seed: None,
         limit: usize::MAX,
         only: Vec::new(),
         feedback: FeedbackMode::Append,
@@ -136,6 +140,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
                 args.temperatures = value.split(',').map(str::parse).collect::<Result<_, _>>()?;
             }
             "--threads" => args.threads = value.parse()?,
+            "--seed" => args.seed = Some(value.parse()?),
             "--limit" => args.limit = value.parse()?,
             "--only" => args.only = value.split(',').map(str::to_owned).collect(),
             "--feedback" => args.feedback = value.parse()?,

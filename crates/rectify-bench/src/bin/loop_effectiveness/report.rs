@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::MODES;
 use crate::cases::Case;
+use crate::grounding;
 
 /// A way of asking, as reported in the table.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -58,6 +59,8 @@ pub struct Tally {
     truncated: usize,
     /// Tokens of the first unconstrained attempt, summed (the single-attempt baseline).
     single_tokens: u64,
+    /// Leaf values of valid constrained extraction answers found in the prompt, and all.
+    grounded: (usize, usize),
 }
 
 impl Tally {
@@ -68,6 +71,7 @@ impl Tally {
             saved_by_repair: 0,
             truncated: 0,
             single_tokens: 0,
+            grounded: (0, 0),
         }
     }
 
@@ -107,6 +111,13 @@ impl Tally {
             .first()
             .map_or(Usage::default(), |a| a.usage);
         self.add(Mode::ConstrainedFirst, fixed_first, 1, fixed_usage.total());
+        if case.kind == "extraction"
+            && let Some(value) = fixed.value()
+        {
+            let (hit, all) = grounding::grounded(case.prompt(), value);
+            self.grounded.0 += hit;
+            self.grounded.1 += all;
+        }
         let fixed_totals = &fixed.ledger().totals;
         self.add(
             Mode::Constrained,
@@ -179,8 +190,13 @@ pub fn markdown(tallies: &[Tally], prompts: usize, feedback: FeedbackMode) -> St
     for tally in tallies {
         let _ = writeln!(
             out,
-            "\nT={}: repair made {} first answers valid without a re-ask; {} first unconstrained answers hit the token budget.",
-            tally.temperature, tally.saved_by_repair, tally.truncated
+            "\nT={}: repair made {} first answers valid without a re-ask; {} first unconstrained answers hit the token budget; {} of {} values in valid constrained extraction answers appear in the prompt ({:.0}%).",
+            tally.temperature,
+            tally.saved_by_repair,
+            tally.truncated,
+            tally.grounded.0,
+            tally.grounded.1,
+            100.0 * tally.grounded.0 as f64 / tally.grounded.1.max(1) as f64
         );
     }
     out
