@@ -250,7 +250,9 @@ impl<'m> Run<'m> {
         if !self.guard.digits_exhausted() {
             return &[];
         }
-        let note = format!("a number reached {MAX_NUMBER_DIGITS} digits; the grammar ended it");
+        let note = format!(
+            "{MAX_NUMBER_DIGITS} digits in a row; digit tokens were forbidden until the run ended"
+        );
         if !self.warnings.contains(&note) {
             self.warnings.push(note);
         }
