@@ -89,9 +89,11 @@ pub struct AskArgs {
     /// Model calls, the first included.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub max_attempts: u32,
-    /// How feedback on a failed answer reaches the model.
-    #[arg(long, value_enum, default_value_t)]
-    pub feedback: FeedbackArg,
+    /// How feedback on a failed answer reaches the model [default: `fresh` with the embedded
+    /// model, which copies its own bad answer back when it stays in the prompt; `append`
+    /// with every other provider].
+    #[arg(long, value_enum)]
+    pub feedback: Option<FeedbackArg>,
     /// Lowest sampling temperature of re-asks (a model asked again the same way tends to
     /// repeat its answer); `keep` re-asks at the first attempt's temperature.
     #[arg(long, value_name = "T|keep", default_value = "0.7", value_parser = parse_retry_temperature)]

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
 use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
-use rectify_loop::{Engine, Event, EventKind, JsonLinesSink, Outcome, Task};
+use rectify_loop::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
 use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
 use rectify_provider::command::{CommandConfig, CommandProvider};
@@ -31,10 +31,11 @@ const ANTHROPIC_MODEL: &str = "claude-3-5-haiku-latest";
 pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     let limits = Limits::default();
     let task = task(args, &limits)?;
-    let provider = provider(args)?;
+    let (provider, kind) = provider(args)?;
+    let feedback = args.feedback.map_or(default_feedback(kind), Into::into);
     let mut engine = Engine::from_arc(provider)
         .max_attempts(args.max_attempts)
-        .feedback(args.feedback.into())
+        .feedback(feedback)
         .retry_temperature(args.retry_temperature.0)
         .allow_unsafe_repairs(args.allow_unsafe);
     if let Some(path) = &args.trace {
@@ -85,8 +86,17 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     Ok(task)
 }
 
-/// The provider the flags and the environment ask for.
-fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
+/// Without `--feedback`: `fresh` for the embedded model (measured on Gemma 3 270M: with its
+/// bad answer left in the prompt it wrote the same answer again), `append` otherwise.
+fn default_feedback(kind: ProviderKind) -> FeedbackMode {
+    match kind {
+        ProviderKind::Local => FeedbackMode::Fresh,
+        _ => FeedbackMode::Append,
+    }
+}
+
+/// The provider the flags and the environment ask for, and its kind.
+fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
     let kind = match args.provider {
         Some(kind) => kind,
         None => default_kind(args),
@@ -125,7 +135,7 @@ fn provider(args: &AskArgs) -> Result<Arc<dyn Provider>> {
         }
         ProviderKind::Local => Arc::new(local(args)?),
     };
-    Ok(provider)
+    Ok((provider, kind))
 }
 
 /// Without `--provider`: the agent after `--`, else a configured API.
@@ -281,4 +291,22 @@ fn progress(event: &Event, max: u32) {
 /// Writes a line on stderr; a closed stderr is not worth failing over.
 fn stderr(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_model_gets_fresh_feedback_by_default() {
+        assert_eq!(default_feedback(ProviderKind::Local), FeedbackMode::Fresh);
+        for kind in [
+            ProviderKind::Openai,
+            ProviderKind::Anthropic,
+            ProviderKind::Command,
+            ProviderKind::Replay,
+        ] {
+            assert_eq!(default_feedback(kind), FeedbackMode::Append);
+        }
+    }
 }
