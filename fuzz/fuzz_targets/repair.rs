@@ -2,6 +2,8 @@
 //!
 //! - no panic on any bytes (through `repair_bytes`, unsafe repairs allowed);
 //! - idempotence: repairing the repaired output changes nothing;
+//! - the text path (`repair_bytes_to_json`, compact and pretty) gives exactly the value
+//!   path's JSON text, repairs and diagnostics;
 //! - valid JSON comes back as the same value, with no repair, through the fast path and
 //!   through the lenient parser alone;
 //! - linear time: for a sample of inputs, the input repeated to 1 MiB takes at most a
@@ -16,18 +18,28 @@ use std::time::Instant;
 
 use libfuzzer_sys::fuzz_target;
 use rectify_repair::testing::parse_lenient;
-use rectify_repair::{RepairOptions, repair, repair_bytes};
+use rectify_repair::{
+    JsonStyle, RepairOptions, Repaired, repair, repair_bytes, repair_bytes_to_json,
+};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
     let options = RepairOptions::default().with_unsafe(true);
     let out = repair_bytes(data, &options);
+    same_as_text_path(data, &options, &out);
+    same_as_text_path(
+        data,
+        &RepairOptions::default(),
+        &repair_bytes(data, &RepairOptions::default()),
+    );
     if let Some(text) = out.to_json() {
         let again = repair(&text, &options);
         assert!(again.is_unchanged(), "not idempotent: {text}");
         assert_eq!(again.value, out.value);
     }
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(valid) = serde_json::from_str::<Value>(text) {
         assert!(out.is_unchanged());
         assert_eq!(out.value.as_ref(), Some(&valid));
@@ -41,6 +53,23 @@ fuzz_target!(|data: &[u8]| {
         linear_time(text, &options);
     }
 });
+
+/// `repair_bytes_to_json` agrees with `repair_bytes` + `to_json` / `to_json_pretty`.
+fn same_as_text_path(data: &[u8], options: &RepairOptions, out: &Repaired) {
+    let text = repair_bytes_to_json(data, options, JsonStyle::Compact);
+    assert_eq!(text.json, out.to_json(), "text path differs");
+    assert_eq!(text.repairs, out.repairs, "text path repairs differ");
+    assert_eq!(
+        text.diagnostics, out.diagnostics,
+        "text path diagnostics differ"
+    );
+    let pretty = repair_bytes_to_json(data, options, JsonStyle::Pretty);
+    assert_eq!(
+        pretty.json,
+        out.to_json_pretty(),
+        "pretty text path differs"
+    );
+}
 
 fn linear_time(text: &str, options: &RepairOptions) {
     let time = |size: usize| {

@@ -10,7 +10,7 @@ use crate::parser::{Fatal, RawRepair, parse_region};
 use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
 use crate::rules::Rule;
 use crate::select::{Choice, choose};
-use crate::{RepairOptions, Repaired, coerce, yaml};
+use crate::{RepairOptions, Repaired, coerce, strict, yaml};
 
 /// Everything found in the text before a value is chosen.
 #[derive(Default)]
@@ -33,6 +33,7 @@ pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
 fn run_inner(text: &str, options: &RepairOptions) -> Repaired {
     let yaml_wanted = options.format == Some(Format::Yaml);
     if !yaml_wanted
+        && strict::is_json(text)
         && let Ok(value) = serde_json::from_str::<Value>(text)
         && !(options.strict && has_duplicate_keys(text, options))
     {
@@ -159,20 +160,21 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
     if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
         return read_escaped(body, region.start, options, found);
     }
-    if !options.strict {
-        let mut stream = serde_json::Deserializer::from_str(body).into_iter::<Value>();
-        if let Some(Ok(value)) = stream.next() {
-            let used = stream.byte_offset();
-            let rest = body.get(used..).unwrap_or("");
-            let tail = rest.trim_start();
-            if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']) {
-                if !tail.is_empty() {
-                    let at = region.start + used + (rest.len() - tail.len());
-                    found.raw.push(outside(Rule::Prose, at, region.end));
-                }
-                found.values.push(value);
-                return;
+    // The strict check runs first so that text that is not valid builds no partial value.
+    if !options.strict
+        && let Some(used) = strict::first_value_end(body)
+    {
+        let rest = body.get(used..).unwrap_or("");
+        let tail = rest.trim_start();
+        if (tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']))
+            && let Some(Ok(value)) = body.get(..used).map(serde_json::from_str::<Value>)
+        {
+            if !tail.is_empty() {
+                let at = region.start + used + (rest.len() - tail.len());
+                found.raw.push(outside(Rule::Prose, at, region.end));
             }
+            found.values.push(value);
+            return;
         }
     }
     let payload = parse_region(text, region.start, region.end, options.max_depth);

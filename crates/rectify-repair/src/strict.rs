@@ -25,6 +25,12 @@ pub(crate) fn first_value_end(text: &str) -> Option<usize> {
     }
 }
 
+/// True when `text` is one JSON value (with JSON whitespace around it), as
+/// `serde_json::from_str::<Value>` accepts it.
+pub(crate) fn is_json(text: &str) -> bool {
+    first_value_end(text).is_some_and(|end| skip_ws(text.as_bytes(), end) == text.len())
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\n' | b'\t' | b'\r')) {
         i += 1;
@@ -331,6 +337,8 @@ mod tests {
         texts.push("{\"a\":".repeat(128) + "1" + &"}".repeat(128));
         for t in &texts {
             assert_eq!(first_value_end(t), serde(t), "{t:?}");
+            let whole = serde_json::from_str::<Value>(t).is_ok();
+            assert_eq!(is_json(t), whole, "{t:?}");
         }
     }
 }

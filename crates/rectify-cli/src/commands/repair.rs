@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use rectify_core::{Applicability, Document, Format, Repair, SpanMap};
 use rectify_parse::Limits;
-use rectify_repair::{RepairOptions, Repaired};
+use rectify_repair::{JsonStyle, RepairOptions, Repaired, RepairedText};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -26,16 +26,23 @@ pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
         options = options.with_schema(input::read_config_document(path, "schema", &limits)?.value);
     }
     let source = input::read_source(&args.file, &limits)?;
-    let repaired = rectify_repair::repair_bytes(&source.bytes, &options);
-    let valid = repaired.is_valid();
-    match args.output {
-        RepairOutput::Json => print(&RepairResult::new(&repaired))?,
+    let valid = match args.output {
+        RepairOutput::Json => {
+            let repaired = rectify_repair::repair_bytes(&source.bytes, &options);
+            print(&RepairResult::new(&repaired))?;
+            repaired.is_valid()
+        }
         RepairOutput::Value => {
+            // Text to text: the repaired document is written without building a value
+            // (a schema still goes through the value inside the library).
+            let repaired =
+                rectify_repair::repair_bytes_to_json(&source.bytes, &options, JsonStyle::Pretty);
             let text = String::from_utf8_lossy(&source.bytes).into_owned();
             let doc = Document::new(Format::Text, text, Value::Null, SpanMap::default());
             print_human(args, &repaired, &doc)?;
+            repaired.is_valid()
         }
-    }
+    };
     Ok(if valid {
         ExitStatus::Success
     } else {
@@ -43,7 +50,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
     })
 }
 
-fn print_human(args: &RepairArgs, repaired: &Repaired, doc: &Document) -> Result<()> {
+fn print_human(args: &RepairArgs, repaired: &RepairedText, doc: &Document) -> Result<()> {
     let name = if args.file == "-" {
         "<stdin>"
     } else {
@@ -57,7 +64,7 @@ fn print_human(args: &RepairArgs, repaired: &Repaired, doc: &Document) -> Result
     if !repaired.diagnostics.is_empty() {
         HumanPrinter::stderr().print(&repaired.diagnostics, name, Some(doc))?;
     }
-    if let Some(text) = repaired.to_json_pretty() {
+    if let Some(text) = &repaired.json {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{text}")?;
         out.flush()?;

@@ -141,6 +141,11 @@ impl<S: Sink> Parser<'_, S> {
     fn call(&mut self, start: usize) -> S::Val {
         let mark = self.sink.mark();
         let value = self.array();
+        // After a fatal error the value path renders the partly built value, which written
+        // text does not hold: the streaming parse gives up (there is no value either way).
+        if self.fatal.is_some() && self.bail() {
+            return value;
+        }
         let after = self.sink.rendered(&value, mark);
         self.record(Rule::CallWrapper, start, self.pos, &after);
         value
