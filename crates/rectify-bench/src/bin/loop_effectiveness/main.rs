@@ -17,7 +17,7 @@
 //! ```text
 //! cargo run --release -p rectify-bench --bin loop_effectiveness -- \
 //!     [--prompts examples/bench-prompts] [--temperatures 0,0.7] [--threads 2] [--seed N] [--limit N] \
-//!     [--feedback append|fresh] [--out target/loop_effectiveness.jsonl]
+//!     [--feedback fresh|append|prefix|suffix] [--out target/loop_effectiveness.jsonl]
 //! ```
 
 mod cases;
@@ -128,7 +128,8 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         seed: None,
         limit: usize::MAX,
         only: Vec::new(),
-        feedback: FeedbackMode::Append,
+        // What `rectify ask` uses with the embedded model.
+        feedback: FeedbackMode::Fresh,
         out: PathBuf::from("target/loop_effectiveness.jsonl"),
     };
     let mut it = std::env::args().skip(1);
