@@ -134,10 +134,11 @@ pub struct LoopConfig {
     pub budget: Budget,
     /// Apply repairs that may change meaning (off by default).
     pub allow_unsafe_repairs: bool,
-    /// Re-asks sample at no less than this temperature (default 0.7); `None` keeps the
-    /// task's. A model asked again the same way tends to give the same answer: at
-    /// temperature 0 the embedded model repeated its invalid answer byte for byte, feedback
-    /// notwithstanding. The first attempt always uses the task's temperature.
+    /// Re-asks sample at no less than this temperature (default 0.7), and at this one when
+    /// the task sets none; `None` keeps the task's. A model asked again the same way tends to
+    /// give the same answer: at temperature 0 the embedded model repeated its invalid answer
+    /// byte for byte, feedback notwithstanding. The first attempt always uses the task's
+    /// temperature.
     pub retry_temperature: Option<f64>,
 }
 

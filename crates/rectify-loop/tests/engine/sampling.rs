@@ -5,7 +5,7 @@ use rectify_provider::Request;
 
 use crate::*;
 
-fn temperatures(engine: Engine, template: Request) -> (Vec<Option<f64>>, Vec<Option<f64>>) {
+fn temperatures(engine: &Engine, template: Request) -> (Vec<Option<f64>>, Vec<Option<f64>>) {
     let provider = scripted("p", &[ONE_ERROR, ONE_ERROR, VALID]);
     let engine = Engine::from_arc(provider.clone()).with_config(engine.config().clone());
     let outcome = block(engine.run(&task().request_template(template)));
@@ -22,7 +22,7 @@ fn temperatures(engine: Engine, template: Request) -> (Vec<Option<f64>>, Vec<Opt
 #[test]
 fn re_asks_at_temperature_zero_are_raised_to_the_retry_temperature() {
     let template = Request::default().with_temperature(0.0);
-    let (asked, recorded) = temperatures(Engine::new(scripted("x", &[])), template);
+    let (asked, recorded) = temperatures(&Engine::new(scripted("x", &[])), template);
     assert_eq!(asked, [Some(0.0), Some(0.7), Some(0.7)]);
     // The ledger records the temperature each attempt was asked at.
     assert_eq!(recorded, asked);
@@ -31,11 +31,11 @@ fn re_asks_at_temperature_zero_are_raised_to_the_retry_temperature() {
 #[test]
 fn a_higher_task_temperature_is_kept_and_the_floor_is_configurable() {
     let template = Request::default().with_temperature(0.9);
-    let (asked, _) = temperatures(Engine::new(scripted("x", &[])), template.clone());
+    let (asked, _) = temperatures(&Engine::new(scripted("x", &[])), template.clone());
     assert_eq!(asked, [Some(0.9), Some(0.9), Some(0.9)]);
     let floor = Engine::new(scripted("x", &[])).retry_temperature(Some(1.0));
     assert_eq!(
-        temperatures(floor, template).0,
+        temperatures(&floor, template).0,
         [Some(0.9), Some(1.0), Some(1.0)]
     );
 }
@@ -43,10 +43,10 @@ fn a_higher_task_temperature_is_kept_and_the_floor_is_configurable() {
 #[test]
 fn without_a_floor_re_asks_keep_the_task_temperature() {
     let engine = Engine::new(scripted("x", &[])).retry_temperature(None);
-    let (asked, _) = temperatures(engine.clone(), Request::default().with_temperature(0.0));
+    let (asked, _) = temperatures(&engine, Request::default().with_temperature(0.0));
     assert_eq!(asked, [Some(0.0), Some(0.0), Some(0.0)]);
     assert_eq!(
-        temperatures(engine, Request::default()).0,
+        temperatures(&engine, Request::default()).0,
         [None, None, None]
     );
 }
