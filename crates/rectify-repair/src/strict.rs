@@ -55,7 +55,8 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Option<usize> {
     (b.get(i..i + word.len())? == word).then_some(i + word.len())
 }
 
-fn number(b: &[u8], mut i: usize) -> Option<usize> {
+/// End of the JSON number starting at `i`, if one does.
+pub(crate) fn number(b: &[u8], mut i: usize) -> Option<usize> {
     let digits = |i: usize| b.iter().skip(i).take_while(|c| c.is_ascii_digit()).count();
     if b.get(i) == Some(&b'-') {
         i += 1;

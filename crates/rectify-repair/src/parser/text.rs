@@ -383,32 +383,7 @@ fn write_number(out: &mut String, text: &str) {
 
 /// True when `b` is exactly one JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
 pub(crate) fn is_json_number(b: &[u8]) -> bool {
-    let digits = |i: usize| b.iter().skip(i).take_while(|c| c.is_ascii_digit()).count();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(i),
-        _ => return false,
-    }
-    if b.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return false;
-        }
-        i += n;
-    }
-    i == b.len()
+    crate::strict::number(b, 0) == Some(b.len())
 }
 
 #[cfg(test)]
