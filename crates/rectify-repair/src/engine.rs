@@ -134,17 +134,7 @@ fn find(text: &str, options: &RepairOptions) -> Found {
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
     for region in regions(text) {
         found.regions += 1;
-        match &region.fence {
-            Some(_) => found
-                .raw
-                .push(outside(Rule::CodeFence, region.start, region.end)),
-            None if region.start > first_solid => {
-                found
-                    .raw
-                    .push(outside(Rule::Prose, first_solid, region.start));
-            }
-            None => {}
-        }
+        found.raw.extend(region_repair(&region, first_solid));
         read_region(text, &region, options, &mut found);
         if found.fatal.is_some() {
             break;
@@ -206,6 +196,16 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
         .values
         .extend(payload.values.into_iter().map(|(v, _, _)| v));
     found.fatal = payload.fatal;
+}
+
+/// What extracting `region` repaired: its code fence, or the prose before it (`first_solid`
+/// is where the text's first non-blank character is).
+pub(crate) fn region_repair(region: &Region, first_solid: usize) -> Option<RawRepair> {
+    match &region.fence {
+        Some(_) => Some(outside(Rule::CodeFence, region.start, region.end)),
+        None if region.start > first_solid => Some(outside(Rule::Prose, first_solid, region.start)),
+        None => None,
+    }
 }
 
 pub(crate) fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {

@@ -9,7 +9,7 @@
 
 use rectify_core::{Diagnostic, Format};
 
-use crate::engine::{self, convert, fatal_diagnostic, outside};
+use crate::engine::{self, convert, fatal_diagnostic, outside, region_repair};
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::parser::{Fatal, Payload, RawRepair, TextSink, parse_region_with};
@@ -71,17 +71,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
     let whole = strict.filter(|_| blank(text.get(..first_solid).unwrap_or("")));
     for region in &regions {
-        match &region.fence {
-            Some(_) => found
-                .raw
-                .push(outside(Rule::CodeFence, region.start, region.end)),
-            None if region.start > first_solid => {
-                found
-                    .raw
-                    .push(outside(Rule::Prose, first_solid, region.start));
-            }
-            None => {}
-        }
+        found.raw.extend(region_repair(region, first_solid));
         let body = text.get(region.start..region.end).unwrap_or("");
         let strict = if region.start == first_solid && region.end == text.len() {
             whole.and_then(|used| used.checked_sub(region.start))
