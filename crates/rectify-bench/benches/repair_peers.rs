@@ -87,7 +87,7 @@ fn cases(dir: &Path) {
     distinct.sort();
     distinct.dedup();
     let options = RepairOptions::default().with_unsafe(true);
-    let mut rows: Vec<(f64, f64, String)> = distinct
+    let mut rows: Vec<(f64, f64, bool, String)> = distinct
         .iter()
         .map(|t| {
             let ours = best(20, || {
@@ -98,14 +98,25 @@ fn cases(dir: &Path) {
             (
                 ours * 1e6 * count,
                 peer * 1e6 * count,
+                rectify_repair::testing::takes_text_path(t, &options),
                 t.chars().take(60).collect(),
             )
         })
         .collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (ours, peer, text) in rows.iter().take(40) {
-        println!("{ours:10.1} {peer:10.1} {text:?}");
+    let shown = std::env::var("CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(40);
+    for (ours, peer, text_path, text) in rows.iter().take(shown) {
+        let path = if *text_path { "text " } else { "value" };
+        println!("{ours:10.1} {peer:10.1} {path} {text:?}");
     }
+    let fallback: f64 = rows.iter().filter(|r| !r.2).map(|r| r.0).sum();
+    println!(
+        "value-path fallbacks: {} inputs, {fallback:.0} µs",
+        rows.iter().filter(|r| !r.2).count()
+    );
     let (ours, peer) = rows.iter().fold((0.0, 0.0), |(a, b), r| (a + r.0, b + r.1));
     println!("total (µs, weighted by repetitions): rectify {ours:.0}, jsonrepair-rs {peer:.0}");
 }

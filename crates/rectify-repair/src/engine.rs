@@ -1,12 +1,13 @@
 //! The repair pipeline for one text: fast path, extraction, lenient parse, choice between
 //! candidates, schema coercion, then the safety policy.
 
-use rectify_core::{Applicability, Diagnostic, Format, Location, Repair, pointer_to_path};
+use rectify_core::{Applicability, Diagnostic, Format, Location, Repair};
 use serde_json::Value;
 
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
-use crate::parser::{Fatal, RawRepair, parse_region};
+use crate::log::Log;
+use crate::parser::{Fatal, parse_region};
 use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
 use crate::rules::Rule;
 use crate::select::{Choice, choose};
@@ -17,7 +18,7 @@ use crate::{RepairOptions, Repaired, coerce, strict, yaml};
 struct Found {
     values: Vec<Value>,
     comma_separated: bool,
-    raw: Vec<RawRepair>,
+    raw: Log,
     fatal: Option<Fatal>,
     truncated: bool,
     unrecorded: usize,
@@ -74,8 +75,8 @@ fn has_duplicate_keys(text: &str, options: &RepairOptions) -> bool {
     text.contains('{')
         && lenient(text, options.max_depth)
             .repairs
-            .iter()
-            .any(|r| r.rule == Rule::DuplicateKey)
+            .rules()
+            .any(|r| r == Rule::DuplicateKey)
 }
 
 /// The lenient parser over the whole text, from its first non-blank byte.
@@ -89,29 +90,23 @@ pub(crate) fn lenient(text: &str, max_depth: usize) -> crate::parser::Payload {
 pub(crate) fn run_lossy(bytes: &[u8], valid_up_to: usize, options: &RepairOptions) -> Repaired {
     let text = String::from_utf8_lossy(bytes);
     let mut out = run(&text, options);
-    if invalid_utf8(
-        &text,
-        bytes,
-        valid_up_to,
-        options,
-        &mut out.repairs,
-        &mut out.diagnostics,
-    ) {
+    let (repair, refused) = invalid_utf8(&text, bytes, valid_up_to, options);
+    out.repairs.insert(0, repair);
+    if let Some(refused) = refused {
+        out.diagnostics.insert(0, refused);
         out.value = None;
     }
     out
 }
 
-/// Records the `text.invalid_utf8` repair of `bytes` (read as the lossy `text`) first; true
-/// when the options refuse it (its error diagnostic is then first too).
+/// The `text.invalid_utf8` repair of `bytes` (read as the lossy `text`), and the error when
+/// the options refuse it; both go first in the result.
 pub(crate) fn invalid_utf8(
     text: &str,
     bytes: &[u8],
     valid_up_to: usize,
     options: &RepairOptions,
-    repairs: &mut Vec<Repair>,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> bool {
+) -> (Repair, Option<Diagnostic>) {
     let lead = String::from_utf8_lossy(bytes.get(..valid_up_to).unwrap_or_default());
     let span = Locator::new(text).span(lead.len(), lead.len() + 3);
     let repair = Repair::new(
@@ -122,11 +117,8 @@ pub(crate) fn invalid_utf8(
         Applicability::Unsafe,
     );
     let refused = !options.allow_unsafe || options.strict;
-    if refused {
-        diagnostics.insert(0, refusal(&repair, options.strict));
-    }
-    repairs.insert(0, repair);
-    refused
+    let diagnostic = refused.then(|| refusal(&repair, options.strict));
+    (repair, diagnostic)
 }
 
 fn find(text: &str, options: &RepairOptions) -> Found {
@@ -134,7 +126,7 @@ fn find(text: &str, options: &RepairOptions) -> Found {
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
     for region in regions(text) {
         found.regions += 1;
-        found.raw.extend(region_repair(&region, first_solid));
+        region_repair(&mut found.raw, &region, first_solid);
         read_region(text, &region, options, &mut found);
         if found.fatal.is_some() {
             break;
@@ -161,7 +153,7 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
         {
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.push(outside(Rule::Prose, at, region.end));
+                found.raw.outside(Rule::Prose, at, region.end);
             }
             found.values.push(value);
             return;
@@ -184,14 +176,11 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
     let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
     found
         .raw
-        .push(outside(Rule::EscapedDocument, start, start + body.len()));
-    let payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
+        .outside(Rule::EscapedDocument, start, start + body.len());
+    let mut payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
     found.truncated |= payload.truncated;
-    found.raw.extend(payload.repairs.into_iter().map(|mut r| {
-        r.start = start;
-        r.end = start;
-        r
-    }));
+    payload.repairs.relocate(start);
+    found.raw.extend(payload.repairs);
     found
         .values
         .extend(payload.values.into_iter().map(|(v, _, _)| v));
@@ -200,22 +189,11 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
 
 /// What extracting `region` repaired: its code fence, or the prose before it (`first_solid`
 /// is where the text's first non-blank character is).
-pub(crate) fn region_repair(region: &Region, first_solid: usize) -> Option<RawRepair> {
+pub(crate) fn region_repair(log: &mut Log, region: &Region, first_solid: usize) {
     match &region.fence {
-        Some(_) => Some(outside(Rule::CodeFence, region.start, region.end)),
-        None if region.start > first_solid => Some(outside(Rule::Prose, first_solid, region.start)),
-        None => None,
-    }
-}
-
-pub(crate) fn outside(rule: Rule, start: usize, end: usize) -> RawRepair {
-    RawRepair {
-        rule,
-        start,
-        end,
-        pointer: String::new(),
-        before: String::new(),
-        after: String::new(),
+        Some(_) => log.outside(Rule::CodeFence, region.start, region.end),
+        None if region.start > first_solid => log.outside(Rule::Prose, first_solid, region.start),
+        None => {}
     }
 }
 
@@ -227,7 +205,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
     };
     if let Some(fatal) = found.fatal.take() {
         out.diagnostics.push(fatal_diagnostic(&doc, text, fatal));
-        out.repairs = convert(&doc, std::mem::take(&mut found.raw));
+        out.repairs = std::mem::take(&mut found.raw).into_repairs(&doc);
         return out;
     }
     if found.values.is_empty() {
@@ -239,7 +217,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         out.candidates = found.values;
     }
     out.value = Some(value);
-    out.repairs = convert(&doc, std::mem::take(&mut found.raw));
+    out.repairs = std::mem::take(&mut found.raw).into_repairs(&doc);
     if found.truncated {
         out.diagnostics.push(truncated(&doc, text.len()));
     }
@@ -258,7 +236,7 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
     if found.values.len() == 1 {
         return found.values.pop().unwrap_or(Value::Null);
     }
-    found.raw.push(outside(Rule::MultipleValues, 0, 0));
+    found.raw.outside(Rule::MultipleValues, 0, 0);
     if let Some(schema) = &options.schema
         && let Some((i, tied)) = coerce::best_candidate(&found.values, schema)
     {
@@ -284,88 +262,8 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
     }
 }
 
-/// The recorded repairs with line and column.
-pub(crate) fn convert(doc: &Locator<'_>, raw: Vec<RawRepair>) -> Vec<Repair> {
-    let spans = doc.spans_by(raw.len(), |i| {
-        raw.get(i).map_or((0, 0), |r| (r.start, r.end))
-    });
-    raw.into_iter()
-        .zip(spans)
-        .map(|(r, span)| {
-            let location = Location {
-                path: display_path(&r.pointer),
-                pointer: r.pointer,
-                span: Some(span),
-            };
-            Repair::new(
-                r.rule.code(),
-                location,
-                r.before,
-                r.after,
-                r.rule.applicability(),
-            )
-        })
-        .collect()
-}
-
-/// `rectify_core::pointer_to_path`, without its general machinery for the usual pointers
-/// (ASCII identifiers and indexes).
-fn display_path(pointer: &str) -> String {
-    if pointer.is_empty() {
-        return "$".to_owned();
-    }
-    let mut out = String::with_capacity(pointer.len() + 2);
-    for seg in pointer.split('/').skip(1) {
-        let b = seg.as_bytes();
-        let ident = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'$');
-        if !b.is_empty() && b.iter().all(u8::is_ascii_digit) {
-            out.push('[');
-            out.push_str(seg);
-            out.push(']');
-        } else if b
-            .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$'))
-            && b.iter().all(ident)
-        {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(seg);
-        } else {
-            return pointer_to_path(pointer);
-        }
-    }
-    out
-}
-
 /// The error that stopped the parse, located.
 pub(crate) fn fatal_diagnostic(doc: &Locator<'_>, text: &str, fatal: Fatal) -> Diagnostic {
     let span = doc.span(fatal.at, (fatal.at + 1).min(text.len()));
     Diagnostic::error(fatal.code, Location::from_span(span), fatal.message).source("repair")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn display_paths_match_the_core_function() {
-        for p in [
-            "",
-            "/a",
-            "/0",
-            "/a/0/b",
-            "/0/a",
-            "/a b",
-            "/é",
-            "/a~1b",
-            "/",
-            "//",
-            "/$x/-y",
-            "/1a",
-            "/a-b/_c/09",
-        ] {
-            assert_eq!(display_path(p), pointer_to_path(p), "{p:?}");
-        }
-    }
 }

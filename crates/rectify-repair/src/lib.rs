@@ -59,6 +59,7 @@ mod coerce;
 mod engine;
 mod extract;
 mod locate;
+mod log;
 mod number;
 mod options;
 mod parser;
@@ -71,7 +72,7 @@ mod text;
 mod yaml;
 
 pub use options::RepairOptions;
-pub use repaired::{Repaired, RepairedText};
+pub use repaired::{Repaired, RepairedText, Repairs};
 pub use rules::Rule;
 
 /// Repairs `text` into a value. Never fails: problems are diagnostics in the result.
@@ -125,9 +126,10 @@ pub fn repair_bytes_to_json(
         Err(err) => {
             let text = String::from_utf8_lossy(bytes);
             let mut out = repair_to_json_as(&text, options, style);
-            let (repairs, diagnostics) = (&mut out.repairs, &mut out.diagnostics);
-            let at = err.valid_up_to();
-            if engine::invalid_utf8(&text, bytes, at, options, repairs, diagnostics) {
+            let (repair, refused) = engine::invalid_utf8(&text, bytes, err.valid_up_to(), options);
+            out.repairs.insert_first(repair);
+            if let Some(refused) = refused {
+                out.diagnostics.insert(0, refused);
                 out.json = None;
             }
             out
@@ -144,7 +146,7 @@ pub mod testing {
     /// returns the first value and the codes of the repairs it made.
     pub fn parse_lenient(text: &str) -> (Option<Value>, Vec<&'static str>) {
         let payload = crate::engine::lenient(text, 128);
-        let codes = payload.repairs.iter().map(|r| r.rule.code()).collect();
+        let codes = payload.repairs.rules().map(crate::Rule::code).collect();
         (payload.values.into_iter().next().map(|(v, _, _)| v), codes)
     }
 

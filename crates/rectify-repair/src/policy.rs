@@ -3,6 +3,7 @@
 use rectify_core::{Applicability, Diagnostic, Location, Repair};
 
 use crate::locate::Locator;
+use crate::rules::Rule;
 use crate::{RepairOptions, Repaired};
 
 /// Applies the safety policy: in strict mode every repair is an error, otherwise unsafe
@@ -19,11 +20,18 @@ pub(crate) fn enforce(out: &mut Repaired, options: &RepairOptions) {
 pub(crate) fn refusals(repairs: &[Repair], options: &RepairOptions) -> Vec<Diagnostic> {
     repairs
         .iter()
-        .filter(|r| {
-            options.strict || (r.applicability == Applicability::Unsafe && !options.allow_unsafe)
-        })
+        .filter(|r| refuses(r.applicability, options))
         .map(|r| refusal(r, options.strict))
         .collect()
+}
+
+/// True when the options do not allow a repair by `rule`.
+pub(crate) fn refused(rule: Rule, options: &RepairOptions) -> bool {
+    refuses(rule.applicability(), options)
+}
+
+fn refuses(applicability: Applicability, options: &RepairOptions) -> bool {
+    options.strict || (applicability == Applicability::Unsafe && !options.allow_unsafe)
 }
 
 pub(crate) fn refusal(r: &Repair, strict: bool) -> Diagnostic {

@@ -1,5 +1,11 @@
+use std::fmt;
+use std::ops::Deref;
+use std::sync::OnceLock;
+
 use rectify_core::{Diagnostic, Format, Repair, Report};
 use serde_json::Value;
+
+use crate::log::Log;
 
 /// The result of [`crate::repair`]: the recovered value (if any), every candidate found, the
 /// repairs and the diagnostics.
@@ -67,7 +73,7 @@ pub struct RepairedText {
     /// could be recovered with the repairs the options allow.
     pub json: Option<String>,
     /// The repairs, as in [`Repaired::repairs`].
-    pub repairs: Vec<Repair>,
+    pub repairs: Repairs,
     /// Errors and warnings, as in [`Repaired::diagnostics`].
     pub diagnostics: Vec<Diagnostic>,
     /// The format the payload was read as.
@@ -94,9 +100,147 @@ impl RepairedText {
         };
         RepairedText {
             json,
-            repairs: out.repairs,
+            repairs: Repairs::from(out.repairs),
             diagnostics: out.diagnostics,
             format: out.format,
         }
+    }
+}
+
+/// The repairs of a [`RepairedText`], in the order they were made; it dereferences to
+/// `[Repair]`.
+///
+/// They are kept as compact records (a rule, a located span, the pointer and snippets in one
+/// buffer) while the text is repaired, and built into [`Repair`]s the first time they are
+/// read, so a caller that only wants the repaired text does not pay for the records;
+/// [`Repairs::len`] and [`Repairs::is_empty`] do not build them.
+#[derive(Clone, Default)]
+pub struct Repairs {
+    log: Log,
+    built: OnceLock<Vec<Repair>>,
+}
+
+impl Repairs {
+    /// The repairs of a located log.
+    pub(crate) fn from_log(log: Log) -> Self {
+        Repairs {
+            log,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// How many repairs there are.
+    pub fn len(&self) -> usize {
+        self.built.get().map_or(self.log.len(), Vec::len)
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The repairs as a vector.
+    pub fn into_vec(mut self) -> Vec<Repair> {
+        self.built.take().unwrap_or_else(|| self.log.build())
+    }
+
+    /// Puts `repair` before the others.
+    pub(crate) fn insert_first(&mut self, repair: Repair) {
+        let mut built = self.built.take().unwrap_or_else(|| self.log.build());
+        built.insert(0, repair);
+        self.log = Log::default();
+        self.built = OnceLock::from(built);
+    }
+}
+
+impl Deref for Repairs {
+    type Target = [Repair];
+
+    fn deref(&self) -> &[Repair] {
+        self.built.get_or_init(|| self.log.build())
+    }
+}
+
+impl From<Vec<Repair>> for Repairs {
+    fn from(repairs: Vec<Repair>) -> Self {
+        Repairs {
+            log: Log::default(),
+            built: OnceLock::from(repairs),
+        }
+    }
+}
+
+impl fmt::Debug for Repairs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for Repairs {
+    fn eq(&self, other: &Repairs) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<Vec<Repair>> for Repairs {
+    fn eq(&self, other: &Vec<Repair>) -> bool {
+        **self == **other
+    }
+}
+
+impl<'a> IntoIterator for &'a Repairs {
+    type Item = &'a Repair;
+    type IntoIter = std::slice::Iter<'a, Repair>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl IntoIterator for Repairs {
+    type Item = Repair;
+    type IntoIter = std::vec::IntoIter<Repair>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_vec().into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{RepairOptions, repair, repair_to_json};
+
+    #[test]
+    fn repairs_are_counted_without_building_and_built_as_the_value_path_builds_them() {
+        let text = "Here: ```json\n{'a': [1, 2,], b: None}\n```";
+        let options = RepairOptions::default();
+        let out = repair_to_json(text, &options);
+        assert_eq!(out.repairs.len(), 5);
+        assert!(out.repairs.built.get().is_none(), "len() built the records");
+        assert_eq!(out.repairs, repair(text, &options).repairs);
+        assert!(out.repairs.built.get().is_some());
+        let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+        assert_eq!(
+            codes,
+            [
+                "extract.code_fence",
+                "json.single_quotes",
+                "json.trailing_comma",
+                "json.unquoted_key",
+                "json.python_literal"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repair_put_first_goes_before_the_built_ones() {
+        let mut repairs = repair_to_json("[1,]", &RepairOptions::default()).repairs;
+        let first = repair("{'a': 1}", &RepairOptions::default()).repairs.remove(0);
+        repairs.insert_first(first.clone());
+        assert_eq!(repairs.len(), 2);
+        let all = repairs.into_vec();
+        assert_eq!(all[0], first);
+        assert_eq!(all[1].code, "json.trailing_comma");
     }
 }

@@ -7,21 +7,22 @@
 //! escaped document, several candidates, or a repair that restructures a value after it was
 //! read (see [`crate::parser::Sink`]) — go through the value path instead.
 
-use rectify_core::{Diagnostic, Format};
+use rectify_core::Format;
 
-use crate::engine::{self, convert, fatal_diagnostic, outside, region_repair};
+use crate::engine::{self, fatal_diagnostic, region_repair};
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
-use crate::parser::{Fatal, Payload, RawRepair, TextSink, parse_region_with};
-use crate::policy::{no_payload, refusals, truncated, unrecorded};
+use crate::log::Log;
+use crate::parser::{Fatal, Payload, TextSink, parse_region_with};
+use crate::policy::{no_payload, refusals, refused, truncated, unrecorded};
 use crate::rules::Rule;
-use crate::{RepairOptions, RepairedText};
+use crate::{RepairOptions, RepairedText, Repairs};
 
 /// What the regions of the text held, the value's text in `sink`.
 struct Found {
     sink: TextSink,
     values: usize,
-    raw: Vec<RawRepair>,
+    raw: Log,
     fatal: Option<Fatal>,
     truncated: bool,
     unrecorded: usize,
@@ -42,7 +43,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     let mut found = Found {
         sink: TextSink::new(text.len() + text.len() / 8 + 16, pretty),
         values: 0,
-        raw: Vec::new(),
+        raw: Log::default(),
         fatal: None,
         truncated: false,
         unrecorded: 0,
@@ -71,7 +72,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
     let whole = strict.filter(|_| blank(text.get(..first_solid).unwrap_or("")));
     for region in &regions {
-        found.raw.extend(region_repair(region, first_solid));
+        region_repair(&mut found.raw, region, first_solid);
         let body = text.get(region.start..region.end).unwrap_or("");
         let strict = if region.start == first_solid && region.end == text.len() {
             whole.and_then(|used| used.checked_sub(region.start))
@@ -113,7 +114,7 @@ fn read_region(
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.push(outside(Rule::Prose, at, region.end));
+                found.raw.outside(Rule::Prose, at, region.end);
             }
             return Some(());
         }
@@ -128,11 +129,7 @@ fn read_region(
     }
     found.truncated |= payload.truncated;
     found.unrecorded += payload.unrecorded;
-    if found.raw.is_empty() {
-        found.raw = payload.repairs;
-    } else {
-        found.raw.extend(payload.repairs);
-    }
+    found.raw.extend(payload.repairs);
     found.fatal = payload.fatal;
     Some(())
 }
@@ -172,16 +169,19 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
     if let Some(fatal) = found.fatal.take() {
         let doc = Locator::new(text);
         out.diagnostics.push(fatal_diagnostic(&doc, text, fatal));
-        out.repairs = convert(&doc, found.raw);
+        found.raw.locate(&doc);
+        out.repairs = Repairs::from_log(found.raw);
         return out;
     }
     if found.values == 0 {
         out.diagnostics.push(no_payload(text));
         return out;
     }
+    let refusing = found.raw.rules().any(|r| refused(r, options));
     if !found.raw.is_empty() || found.truncated {
         let doc = Locator::new(text);
-        out.repairs = convert(&doc, std::mem::take(&mut found.raw));
+        found.raw.locate(&doc);
+        out.repairs = Repairs::from_log(std::mem::take(&mut found.raw));
         if found.truncated {
             out.diagnostics.push(truncated(&doc, text.len()));
         }
@@ -189,11 +189,10 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
     if found.unrecorded > 0 {
         out.diagnostics.push(unrecorded(found.unrecorded));
     }
-    let refused: Vec<Diagnostic> = refusals(&out.repairs, options);
-    if refused.is_empty() {
-        out.json = Some(found.sink.into_text());
+    if refusing {
+        out.diagnostics.extend(refusals(&out.repairs, options));
     } else {
-        out.diagnostics.extend(refused);
+        out.json = Some(found.sink.into_text());
     }
     out
 }

@@ -23,6 +23,8 @@ use std::fmt::Write as _;
 
 use rectify_core::{Applicability, push_pointer};
 
+use crate::log::Log;
+pub(crate) use crate::log::snippet;
 use crate::rules::Rule;
 
 /// Longest lookahead, in bytes, that any heuristic may make.
@@ -31,9 +33,6 @@ pub(crate) const WINDOW: usize = 256;
 /// Most repairs recorded one by one; past this they are only counted (an unsafe one is
 /// still recorded, so the safety policy sees it), which bounds memory on hostile input.
 pub(crate) const MAX_RECORDS: usize = 10_000;
-
-/// Longest `before`/`after` snippet kept in a repair record.
-const SNIPPET: usize = 48;
 
 /// Where a value is being read: decides which bytes end strings and unquoted text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,17 +55,6 @@ pub(crate) enum Seg {
     Index(usize),
 }
 
-/// A repair as the parser records it: byte offsets, not yet lines and columns.
-#[derive(Clone, Debug)]
-pub(crate) struct RawRepair {
-    pub rule: Rule,
-    pub start: usize,
-    pub end: usize,
-    pub pointer: String,
-    pub before: String,
-    pub after: String,
-}
-
 /// Why a parse stopped without a value.
 #[derive(Clone, Debug)]
 pub(crate) struct Fatal {
@@ -82,7 +70,7 @@ pub(crate) struct Parser<'a, S: Sink> {
     /// Open brackets, innermost last: `{`, `[` or `(`.
     pub stack: Vec<u8>,
     pub path: Vec<Seg>,
-    pub repairs: Vec<RawRepair>,
+    pub repairs: Log,
     /// Repairs applied but not recorded because of [`MAX_RECORDS`].
     pub unrecorded: usize,
     /// True when the text ended inside a value (a string or container closed at the end).
@@ -105,7 +93,7 @@ impl<'a, S: Sink> Parser<'a, S> {
             pos,
             stack,
             path,
-            repairs: Vec::new(),
+            repairs: Log::default(),
             unrecorded: 0,
             truncated: false,
             fatal: None,
@@ -179,24 +167,20 @@ impl<'a, S: Sink> Parser<'a, S> {
                 return;
             }
         }
-        let before = snippet(self.text(start, end));
-        let mut pointer = String::new();
-        for seg in &self.path {
-            match seg {
-                Seg::Key(k) => push_pointer(&mut pointer, k),
-                Seg::Index(i) => {
-                    let _ = write!(pointer, "/{i}");
+        let path = &self.path;
+        let pointer = |out: &mut String| {
+            for seg in path {
+                match seg {
+                    Seg::Key(k) => push_pointer(out, k),
+                    Seg::Index(i) => {
+                        let _ = write!(out, "/{i}");
+                    }
                 }
             }
-        }
-        self.repairs.push(RawRepair {
-            rule,
-            start,
-            end,
-            pointer,
-            before,
-            after: snippet(after),
-        });
+        };
+        let before = self.text(start, end);
+        self.repairs
+            .push(rule, (start, end), pointer, before, after);
     }
 
     /// Opens a bracket, or stops the parse when the depth limit is reached.
@@ -270,17 +254,6 @@ impl<'a, S: Sink> Parser<'a, S> {
             _ => self.scalar(ctx)?,
         };
         Some(value)
-    }
-}
-
-/// Truncates a snippet for a repair record.
-pub(crate) fn snippet(text: &str) -> String {
-    if text.len() <= SNIPPET {
-        return text.to_owned();
-    }
-    match text.char_indices().nth(SNIPPET) {
-        None => text.to_owned(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
     }
 }
 

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{Ctx, Fatal, Parser, RawRepair, Sink, ValueSink};
+use super::{Ctx, Fatal, Parser, Sink, ValueSink};
+use crate::log::Log;
 use crate::rules::Rule;
 
 /// What one region of text held.
@@ -13,7 +14,7 @@ pub(crate) struct Payload<V = Value> {
     pub values: Vec<(V, usize, usize)>,
     /// True when the values were separated by commas (a list missing its brackets).
     pub comma_separated: bool,
-    pub repairs: Vec<RawRepair>,
+    pub repairs: Log,
     /// Repairs applied beyond the recording limit.
     pub unrecorded: usize,
     pub fatal: Option<Fatal>,
@@ -41,7 +42,7 @@ pub(crate) fn parse_region_with<S: Sink>(
     let mut out = Payload {
         values: Vec::new(),
         comma_separated: false,
-        repairs: Vec::new(),
+        repairs: Log::default(),
         unrecorded: 0,
         fatal: None,
         truncated: false,
