@@ -208,7 +208,6 @@ impl IntoIterator for Repairs {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::{RepairOptions, repair, repair_to_json};
 
     #[test]
