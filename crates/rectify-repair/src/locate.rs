@@ -17,40 +17,51 @@ impl<'a> Locator<'a> {
 
     /// The span of one byte range.
     pub fn span(&self, start: usize, end: usize) -> Span {
-        self.spans_by(1, |_| (start, end)).pop().unwrap_or_default()
+        let mut one = [Span {
+            start,
+            end,
+            ..Span::default()
+        }];
+        self.locate(&mut one, |s| *s, |s, span| *s = span);
+        let [span] = one;
+        span
     }
 
-    /// The spans of the byte ranges `range(0)..range(n)`, in that order. One pass over the
-    /// text when the ranges come sorted by start (the usual case); otherwise they are
-    /// visited in sorted order.
-    pub fn spans_by(&self, n: usize, range: impl Fn(usize) -> (usize, usize)) -> Vec<Span> {
-        let sorted = (1..n).all(|i| range(i - 1).0 <= range(i).0);
-        let order: Vec<usize> = if sorted {
-            Vec::new()
-        } else {
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by_key(|&i| range(i).0);
-            order
-        };
-        let mut out = vec![Span::default(); n];
+    /// Fills in the line and column of the spans of `items` (read with `get`, whose
+    /// `start` and `end` are byte offsets; written back with `set`); `start` moves back to
+    /// a character boundary. One pass over the text when the items come sorted by start
+    /// (the usual case); otherwise they are visited in sorted order.
+    pub fn locate<T>(&self, items: &mut [T], get: impl Fn(&T) -> Span, set: impl Fn(&mut T, Span)) {
+        let sorted = items.windows(2).all(|w| match w {
+            [a, b] => get(a).start <= get(b).start,
+            _ => true,
+        });
+        let mut order: Vec<usize> = Vec::new();
+        if !sorted {
+            order = (0..items.len()).collect();
+            order.sort_by_key(|&i| items.get(i).map_or(0, |t| get(t).start));
+        }
         let mut cursor = Cursor {
             at: 0,
             line: 1,
             column: 1,
         };
-        for k in 0..n {
+        for k in 0..items.len() {
             let i = order.get(k).copied().unwrap_or(k);
-            let (start, end) = range(i);
-            let start = self.floor(start);
+            let Some(item) = items.get_mut(i) else {
+                continue;
+            };
+            let s = get(item);
+            let start = self.floor(s.start);
             cursor.advance(self.text, start);
-            out[i] = Span {
+            let span = Span {
                 start,
-                end: end.max(start),
+                end: s.end.max(start),
                 line: cursor.line,
                 column: cursor.column,
             };
+            set(item, span);
         }
-        out
     }
 
     fn floor(&self, mut at: usize) -> usize {
@@ -102,16 +113,29 @@ impl Cursor {
 mod tests {
     use super::*;
 
+    fn spans_of(l: &Locator<'_>, ranges: &[(usize, usize)]) -> Vec<Span> {
+        let mut spans: Vec<Span> = ranges
+            .iter()
+            .map(|&(start, end)| Span {
+                start,
+                end,
+                ..Span::default()
+            })
+            .collect();
+        l.locate(&mut spans, |s| *s, |s, span| *s = span);
+        spans
+    }
+
     #[test]
     fn spans_match_line_and_character_columns_in_any_order() {
         let text = "ab\ncdé\nf";
         let l = Locator::new(text);
         let ranges = [(8, 9), (0, 1), (5, 7), (7, 8)];
-        let spans = l.spans_by(ranges.len(), |i| ranges[i]);
+        let spans = spans_of(&l, &ranges);
         let got: Vec<(usize, usize)> = spans.iter().map(|s| (s.line, s.column)).collect();
         assert_eq!(got, vec![(3, 1), (1, 1), (2, 3), (2, 4)]);
         assert_eq!(l.span(99, 99).line, 3);
-        let sorted = l.spans_by(3, |i| [(0, 1), (4, 4), (8, 9)][i]);
+        let sorted = spans_of(&l, &[(0, 1), (4, 4), (8, 9)]);
         let got: Vec<(usize, usize)> = sorted.iter().map(|s| (s.line, s.column)).collect();
         assert_eq!(got, vec![(1, 1), (2, 2), (3, 1)]);
     }

@@ -42,6 +42,10 @@ impl Log {
         before: &str,
         after: &str,
     ) {
+        if self.entries.capacity() == 0 {
+            self.entries.reserve(8);
+            self.text.reserve(256);
+        }
         let pointer = self.slot(pointer);
         let before = self.slot(|t| push_snippet(t, before));
         let after = self.slot(|t| push_snippet(t, after));
@@ -121,14 +125,7 @@ impl Log {
 
     /// Fills in the line and column of every repair.
     pub fn locate(&mut self, doc: &Locator<'_>) {
-        let spans = doc.spans_by(self.entries.len(), |i| {
-            self.entries
-                .get(i)
-                .map_or((0, 0), |r| (r.span.start, r.span.end))
-        });
-        for (r, span) in self.entries.iter_mut().zip(spans) {
-            r.span = span;
-        }
+        doc.locate(&mut self.entries, |r| r.span, |r, span| r.span = span);
     }
 
     /// The repairs as `rectify_core::Repair`s (located first, see [`Log::locate`]).

@@ -235,7 +235,9 @@ mod tests {
     #[test]
     fn a_repair_put_first_goes_before_the_built_ones() {
         let mut repairs = repair_to_json("[1,]", &RepairOptions::default()).repairs;
-        let first = repair("{'a': 1}", &RepairOptions::default()).repairs.remove(0);
+        let first = repair("{'a': 1}", &RepairOptions::default())
+            .repairs
+            .remove(0);
         repairs.insert_first(first.clone());
         assert_eq!(repairs.len(), 2);
         let all = repairs.into_vec();
