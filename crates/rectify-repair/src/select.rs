@@ -21,22 +21,67 @@ pub(crate) fn is_empty(v: &Value) -> bool {
     }
 }
 
-fn same_kind(a: &Value, b: &Value) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
-}
-
 /// Chooses without a schema. Empty candidates are ignored; comma-separated values form a
 /// list; adjacent values of one kind are successive versions, so the last one stands; values
 /// of different kinds form a list.
 pub(crate) fn choose(values: &[Value], comma_separated: bool) -> Choice {
-    let full: Vec<usize> = (0..values.len())
-        .filter(|&i| !is_empty(&values[i]))
-        .collect();
+    let kinds: Vec<Kind> = values.iter().map(kind).collect();
+    choose_kinds(&kinds, comma_separated)
+}
+
+/// [`choose`] for candidates written as JSON text.
+pub(crate) fn choose_texts(texts: &[&str], comma_separated: bool) -> Choice {
+    let kinds: Vec<Kind> = texts.iter().map(|t| text_kind(t)).collect();
+    choose_kinds(&kinds, comma_separated)
+}
+
+/// What choosing looks at in a candidate: its JSON type and whether it is empty.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Kind {
+    type_byte: u8,
+    empty: bool,
+}
+
+fn kind(v: &Value) -> Kind {
+    let type_byte = match v {
+        Value::Null => b'n',
+        Value::Bool(_) => b't',
+        Value::Number(_) => b'0',
+        Value::String(_) => b'"',
+        Value::Array(_) => b'[',
+        Value::Object(_) => b'{',
+    };
+    Kind {
+        type_byte,
+        empty: is_empty(v),
+    }
+}
+
+/// The kind of a value from its JSON text (compact or indented).
+fn text_kind(text: &str) -> Kind {
+    let type_byte = match text.as_bytes().first() {
+        Some(b'f') => b't',
+        Some(b'-' | b'0'..=b'9') => b'0',
+        Some(&b) => b,
+        None => b'n',
+    };
+    Kind {
+        type_byte,
+        empty: matches!(text, "{}" | "[]" | "\"\""),
+    }
+}
+
+fn choose_kinds(kinds: &[Kind], comma_separated: bool) -> Choice {
+    let full: Vec<usize> = (0..kinds.len()).filter(|&i| !kinds[i].empty).collect();
     match full.as_slice() {
         [] => Choice::One(0),
         [one] => Choice::One(*one),
         _ if comma_separated => Choice::List(full),
-        [.., last] if full.iter().all(|&i| same_kind(&values[i], &values[*last])) => {
+        [.., last]
+            if full
+                .iter()
+                .all(|&i| kinds[i].type_byte == kinds[*last].type_byte) =>
+        {
             Choice::One(*last)
         }
         _ => Choice::List(full),
@@ -63,5 +108,32 @@ mod tests {
             choose(&[json!({"a": 1}), json!([1])], false),
             Choice::List(vec![0, 1])
         );
+    }
+
+    #[test]
+    fn texts_are_chosen_as_their_values() {
+        let values = [
+            json!({}),
+            json!({"a": 1}),
+            json!([]),
+            json!(""),
+            json!("x"),
+            json!(-1),
+            json!(2.5),
+            json!(true),
+            json!(false),
+            json!(null),
+            json!([1]),
+        ];
+        let texts: Vec<String> = values.iter().map(Value::to_string).collect();
+        for i in 0..values.len() {
+            for j in 0..values.len() {
+                let v = [values[i].clone(), values[j].clone()];
+                let t = [texts[i].as_str(), texts[j].as_str()];
+                for comma in [false, true] {
+                    assert_eq!(choose(&v, comma), choose_texts(&t, comma), "{t:?}");
+                }
+            }
+        }
     }
 }

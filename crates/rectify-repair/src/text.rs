@@ -16,12 +16,14 @@ use crate::log::Log;
 use crate::parser::{Fatal, Payload, TextSink, parse_region_with};
 use crate::policy::{no_payload, refusals, refused, truncated, unrecorded};
 use crate::rules::Rule;
+use crate::select::{Choice, choose_texts};
 use crate::{RepairOptions, RepairedText, Repairs};
 
 /// What the regions of the text held, the value's text in `sink`.
 struct Found {
     sink: TextSink,
     values: usize,
+    comma_separated: bool,
     raw: Log,
     fatal: Option<Fatal>,
     truncated: bool,
@@ -43,6 +45,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     let mut found = Found {
         sink: TextSink::new(text.len() + text.len() / 8 + 16, pretty),
         values: 0,
+        comma_separated: false,
         raw: Log::default(),
         fatal: None,
         truncated: false,
@@ -124,9 +127,10 @@ fn read_region(
         parse_region_with(text, region.start, region.end, options.max_depth, sink);
     found.sink = sink;
     found.values += payload.values.len();
-    if payload.bailed || found.sink.failed || found.values > 1 {
+    if payload.bailed || found.sink.failed {
         return None;
     }
+    found.comma_separated |= payload.comma_separated;
     found.truncated |= payload.truncated;
     found.unrecorded += payload.unrecorded;
     found.raw.extend(payload.repairs);
@@ -148,7 +152,7 @@ fn clean_value(
     let (payload, sink) = parse_region_with(text, start, end, options.max_depth, sink);
     found.sink = sink;
     found.values += payload.values.len();
-    let clean = is_clean(&payload) && !found.sink.failed && found.values == 1;
+    let clean = is_clean(&payload) && !found.sink.failed;
     clean.then_some(())
 }
 
@@ -177,6 +181,9 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         out.diagnostics.push(no_payload(text));
         return out;
     }
+    if found.values > 1 {
+        found.raw.outside(Rule::MultipleValues, 0, 0);
+    }
     let refusing = found.raw.rules().any(|r| refused(r, options));
     if !found.raw.is_empty() || found.truncated {
         let doc = Locator::new(text);
@@ -192,7 +199,41 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
     if refusing {
         out.diagnostics.extend(refusals(&out.repairs, options));
     } else {
-        out.json = Some(found.sink.into_text());
+        out.json = Some(chosen(found));
     }
+    out
+}
+
+/// The value's text; with several candidates, what `engine::combine` chooses.
+fn chosen(found: Found) -> String {
+    let sink = found.sink;
+    if found.values < 2 {
+        return sink.into_text();
+    }
+    let texts: Vec<&str> = (0..found.values).map(|i| sink.top(i)).collect();
+    match choose_texts(&texts, found.comma_separated) {
+        Choice::One(i) => texts.get(i).copied().unwrap_or("null").to_owned(),
+        Choice::List(ix) => list(ix.iter().filter_map(|&i| texts.get(i).copied()), sink.pretty()),
+    }
+}
+
+/// An array of values given as JSON text, laid out as the values are.
+fn list<'a>(items: impl Iterator<Item = &'a str>, pretty: bool) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if pretty {
+            out.push_str("\n  ");
+            out.push_str(&item.replace('\n', "\n  "));
+        } else {
+            out.push_str(item);
+        }
+    }
+    if pretty && out.len() > 1 {
+        out.push('\n');
+    }
+    out.push(']');
     out
 }

@@ -23,6 +23,7 @@ struct Buffers {
     path: Vec<Seg>,
     keys: Vec<u64>,
     pool: Vec<String>,
+    tops: Vec<usize>,
 }
 
 /// Longest buffer kept for the next repair, in elements: memory stays bounded.
@@ -52,6 +53,9 @@ pub(crate) struct TextSink {
     /// The parser's buffers between parses.
     stack: Vec<u8>,
     path: Vec<Seg>,
+    /// Where each top-level value starts in `out`: values read one after the other are
+    /// candidates, written back to back.
+    pub tops: Vec<usize>,
 }
 
 /// An open object: where its keys start in [`TextSink::keys`], and how many it has.
@@ -80,13 +84,26 @@ impl TextSink {
             pool: kept.pool,
             stack: kept.stack,
             path: kept.path,
+            tops: kept.tops,
             ..TextSink::default()
         }
     }
 
-    /// The text written.
+    /// The text written: the value's text when there was one value.
     pub fn into_text(mut self) -> String {
         std::mem::take(&mut self.out)
+    }
+
+    /// True when the text is indented.
+    pub fn pretty(&self) -> bool {
+        self.pretty
+    }
+
+    /// The text of the `i`th top-level value.
+    pub fn top(&self, i: usize) -> &str {
+        let start = self.tops.get(i).copied().unwrap_or(self.out.len());
+        let end = self.tops.get(i + 1).copied().unwrap_or(self.out.len());
+        self.out.get(start..end).unwrap_or("")
     }
 
     fn sep(&mut self) {
@@ -94,10 +111,14 @@ impl TextSink {
             self.after_key = false;
             return;
         }
+        if self.depth == 0 {
+            self.tops.push(self.out.len());
+            return;
+        }
         if self.need_comma {
             self.out.push(',');
         }
-        if self.pretty && self.depth > 0 {
+        if self.pretty {
             self.newline(self.depth);
         }
     }
@@ -127,8 +148,10 @@ impl Drop for TextSink {
             path: std::mem::take(&mut self.path),
             keys: std::mem::take(&mut self.keys),
             pool: std::mem::take(&mut self.pool),
+            tops: std::mem::take(&mut self.tops),
         };
         kept.stack.clear();
+        kept.tops.clear();
         kept.path.clear();
         kept.keys.clear();
         kept.pool.retain(|s| s.capacity() <= KEEP);
@@ -138,6 +161,9 @@ impl Drop for TextSink {
         }
         if kept.keys.capacity() > KEEP {
             kept.keys = Vec::new();
+        }
+        if kept.tops.capacity() > KEEP {
+            kept.tops = Vec::new();
         }
         let _ = BUFFERS.try_with(|b| {
             if let Ok(mut b) = b.try_borrow_mut() {

@@ -84,9 +84,6 @@ pub(crate) fn parse_region_with<S: Sink>(
             None => break,
         }
         after_comma = false;
-        if !first && p.bail() {
-            break;
-        }
         match p.value(Ctx::Top) {
             Some(v) => out.values.push((v, at, p.pos)),
             None if p.pos == at => {
