@@ -213,7 +213,10 @@ fn chosen(found: Found) -> String {
     let texts: Vec<&str> = (0..found.values).map(|i| sink.top(i)).collect();
     match choose_texts(&texts, found.comma_separated) {
         Choice::One(i) => texts.get(i).copied().unwrap_or("null").to_owned(),
-        Choice::List(ix) => list(ix.iter().filter_map(|&i| texts.get(i).copied()), sink.pretty()),
+        Choice::List(ix) => list(
+            ix.iter().filter_map(|&i| texts.get(i).copied()),
+            sink.pretty(),
+        ),
     }
 }
 

@@ -98,6 +98,49 @@ fn most_corpus_inputs_take_the_text_path() {
     ));
 }
 
+/// Candidates one after the other, members written after an early `}` and arrays continued
+/// where a key should be are written by the text path, as the value path builds them.
+#[test]
+fn restructuring_repairs_take_the_text_path_and_agree() {
+    let texts = [
+        "{\"a\": 1}, {\"a\": 2}",
+        "{\"a\": 1} {\"b\": [1, 2]}",
+        "[1, 2]{\"a\": {\"b\": []}}",
+        "[]{}",
+        "{}, [], \"\"",
+        "1, \"two\", {\"three\": [3]}",
+        "```json\n{\"a\": 1}\n```\ntext\n```json\n[{\"b\": 2}]\n```",
+        "{\"a\": 1}, \"b\": 2}",
+        "{\"a\": {\"x\": [1]}}, \"b\": {\"c\": 2}, \"d\": [3]}",
+        "{}, \"b\": 2}",
+        "{\"a\": 1}, \"b\": 2}, \"c\": 3}",
+        "{\"a\": [1], [2, 3]}",
+        "{\"a\": [], [2, {\"z\": 1}]}",
+        "{\"a\": [1], []}",
+        "{\"a\": [[1]], [[2]], [[3]], \"b\": 1}",
+        "{\"a\": 1, [2]}",
+        "{\"a\": \"s\", {\"b\": 1}}",
+        "{[1], \"a\": 2}",
+    ];
+    for text in texts {
+        for options in option_sets(&Value::Null) {
+            assert_same(text, &options);
+        }
+        assert!(
+            takes_text_path(text, &RepairOptions::default().with_unsafe(true)),
+            "{text:?}"
+        );
+    }
+    // A repeated key is still rebuilt by the value path, also after a merge.
+    for text in ["{\"a\": 1}, \"a\": 2}", "{\"a\": [1], \"a\": [2]}"] {
+        assert_same(text, &RepairOptions::default().with_unsafe(true));
+        assert!(!takes_text_path(
+            text,
+            &RepairOptions::default().with_unsafe(true)
+        ));
+    }
+}
+
 #[test]
 fn hostile_and_degenerate_input_gives_the_same_result() {
     let deep = ["[", "{\"a\":", "{a: [", "("].map(|u| u.repeat(300));

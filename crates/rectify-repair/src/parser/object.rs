@@ -105,11 +105,9 @@ impl<S: Sink> Parser<'_, S> {
     /// An array or object where a key should be: `{"a": [1], [2]}` continues the previous
     /// array; anything else is dropped.
     fn value_in_key_position(&mut self, map: &mut S::Obj, at: usize) {
-        if self.bail() {
-            return;
-        }
+        let mark = self.sink.mark();
         let value = self.value(Ctx::Member);
-        if self.sink.continue_array(map, value) {
+        if self.sink.continue_array(map, value, mark) {
             self.record(Rule::ArrayContinuation, at, self.pos, "");
         } else {
             self.record(Rule::StrayText, at, self.pos, "");

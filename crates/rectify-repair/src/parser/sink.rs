@@ -51,18 +51,23 @@ pub(crate) trait Sink {
     /// Compact JSON text of `val`, written since `mark`.
     fn rendered(&mut self, val: &Self::Val, mark: usize) -> String;
 
-    // Restructuring, used only when `STREAMING` is false.
+    // Restructuring. A streaming sink does the two that only change the end of what it
+    // wrote (`continue_array`, `reopen`); the parser stops before the others.
 
     /// Keys without values (`{"a", "b"}`) added as `null` members where absent.
     fn add_nulls(&mut self, obj: &mut Self::Obj, keys: Vec<String>);
     /// A set-like object: its keys as an array of strings.
     fn strings(&mut self, keys: Vec<String>) -> Self::Val;
-    /// Appends `val` to the last member's value when both are arrays; true when it did.
-    fn continue_array(&mut self, obj: &mut Self::Obj, val: Option<Self::Val>) -> bool;
+    /// Appends `val` (read since `mark`) to the last member's value when both are arrays;
+    /// true when it did. Otherwise `val` is dropped.
+    fn continue_array(&mut self, obj: &mut Self::Obj, val: Option<Self::Val>, mark: usize) -> bool;
     /// The string content of `val`, or `val` back.
     fn into_string(val: Self::Val) -> Result<String, Self::Val>;
-    /// The object inside `val`, to add members to it.
-    fn reopen(val: &mut Self::Val) -> Option<&mut Self::Obj>;
+    /// The object `val` (the last value read) opened again, to add members to it; `None`
+    /// when `val` is not an object.
+    fn reopen(&mut self, val: &mut Self::Val) -> Option<Self::Obj>;
+    /// Closes an object opened with [`Sink::reopen`], back into `val`.
+    fn close_reopened(&mut self, val: &mut Self::Val, obj: Self::Obj);
 
     /// Empty buffers for the parser's bracket stack and path, perhaps with capacity left
     /// from an earlier parse.
@@ -171,7 +176,7 @@ impl Sink for ValueSink {
         Value::Array(keys.into_iter().map(Value::String).collect())
     }
 
-    fn continue_array(&mut self, obj: &mut Self::Obj, val: Option<Value>) -> bool {
+    fn continue_array(&mut self, obj: &mut Self::Obj, val: Option<Value>, _: usize) -> bool {
         match (obj.values_mut().next_back(), val) {
             (Some(Value::Array(items)), Some(Value::Array(more))) => {
                 items.extend(more);
@@ -188,10 +193,14 @@ impl Sink for ValueSink {
         }
     }
 
-    fn reopen(val: &mut Value) -> Option<&mut Self::Obj> {
+    fn reopen(&mut self, val: &mut Value) -> Option<Self::Obj> {
         match val {
-            Value::Object(map) => Some(map),
+            Value::Object(map) => Some(std::mem::take(map)),
             _ => None,
         }
+    }
+
+    fn close_reopened(&mut self, val: &mut Value, obj: Self::Obj) {
+        *val = Value::Object(obj);
     }
 }

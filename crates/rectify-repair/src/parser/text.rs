@@ -220,6 +220,10 @@ impl Sink for TextSink {
     }
 
     fn begin_object(&mut self) -> TextObj {
+        if self.depth == 0 {
+            // The keys of the last top-level object stay until the next one (see `reopen`).
+            self.keys.clear();
+        }
         self.sep();
         self.out.push('{');
         self.depth += 1;
@@ -253,7 +257,9 @@ impl Sink for TextSink {
     }
 
     fn end_object(&mut self, obj: TextObj) {
-        self.keys.truncate(obj.base);
+        if self.depth > 1 {
+            self.keys.truncate(obj.base);
+        }
         self.close(obj.len > 0, '}');
     }
 
@@ -313,16 +319,67 @@ impl Sink for TextSink {
 
     fn strings(&mut self, _: Vec<String>) {}
 
-    fn continue_array(&mut self, _: &mut TextObj, _: Option<()>) -> bool {
-        false
+    fn continue_array(&mut self, obj: &mut TextObj, val: Option<()>, mark: usize) -> bool {
+        let written = self.out.get(mark..).unwrap_or("");
+        let more = written.trim_start_matches(',').trim_start();
+        let before = self.out.get(..mark).unwrap_or("");
+        if val.is_none() || obj.len == 0 || !more.starts_with('[') || !before.ends_with(']') {
+            self.out.truncate(mark);
+            self.need_comma = obj.len > 0;
+            return false;
+        }
+        let items = more
+            .get(1..more.len().saturating_sub(1))
+            .unwrap_or("")
+            .to_owned();
+        self.out.truncate(mark);
+        self.need_comma = true;
+        if items.trim().is_empty() {
+            return true;
+        }
+        self.out.pop();
+        if self.out.ends_with('[') {
+            self.out.push_str(&items);
+        } else {
+            let kept = self.out.trim_end().len();
+            self.out.truncate(kept);
+            self.out.push(',');
+            self.out.push_str(&items);
+        }
+        self.out.push(']');
+        true
     }
 
     fn into_string((): ()) -> Result<String, ()> {
         Err(())
     }
 
-    fn reopen((): &mut ()) -> Option<&mut TextObj> {
-        None
+    fn reopen(&mut self, (): &mut ()) -> Option<TextObj> {
+        let start = *self.tops.last()?;
+        let text = self.out.get(start..)?;
+        if !text.starts_with('{') || !text.ends_with('}') || self.depth != 0 {
+            return None;
+        }
+        let empty = text == "{}";
+        if self.keys.is_empty() != empty {
+            // Its keys are not at hand (an object unwrapped from a tuple of one).
+            self.failed = true;
+        }
+        self.out.pop();
+        if self.pretty && !empty {
+            self.out.pop();
+        }
+        self.depth = 1;
+        self.need_comma = !empty;
+        self.after_key = false;
+        Some(TextObj {
+            base: 0,
+            len: self.keys.len(),
+        })
+    }
+
+    fn close_reopened(&mut self, (): &mut (), obj: TextObj) {
+        self.end_object(obj);
     }
 
     fn take_buffers(&mut self) -> (Vec<u8>, Vec<Seg>) {

@@ -115,20 +115,20 @@ fn merge_members<S: Sink>(p: &mut Parser<'_, S>, values: &mut [(S::Val, usize, u
     } else {
         b.is_ascii_alphabetic() && bare_key_at(p, i)
     };
-    if !key_follows || p.bail() {
-        return key_follows;
+    if !key_follows {
+        return false;
     }
-    let Some(map) = S::reopen(value) else {
+    let Some(mut map) = p.sink.reopen(value) else {
         return false;
     };
     p.record(Rule::MergedObject, *end - 1, *end, "");
-    if !p.open(b'{') {
-        return true;
+    if p.open(b'{') {
+        let mut set = Vec::new();
+        p.members(&mut map, &mut set);
+        p.stack.pop();
+        p.sink.add_nulls(&mut map, set);
     }
-    let mut set = Vec::new();
-    p.members(map, &mut set);
-    p.stack.pop();
-    p.sink.add_nulls(map, set);
+    p.sink.close_reopened(value, map);
     *end = p.pos;
     true
 }
