@@ -139,8 +139,8 @@ fn read_region(
 }
 
 /// Writes the valid JSON value in `text[start..end]`; `None` when the lenient parser reads
-/// it differently from a strict parser (it repairs something: a repeated key, a lone
-/// surrogate, nesting too deep), which the value path then handles.
+/// it differently from a strict parser (it repairs something: a lone surrogate, nesting
+/// too deep), which the value path then handles.
 fn clean_value(
     text: &str,
     start: usize,
@@ -156,10 +156,12 @@ fn clean_value(
     clean.then_some(())
 }
 
+/// A valid value read without repair; a repeated key counts as none (a strict parse keeps
+/// the last value too, and records nothing).
 fn is_clean(payload: &Payload<()>) -> bool {
     !payload.bailed
         && payload.fatal.is_none()
-        && payload.repairs.is_empty()
+        && payload.repairs.rules().all(|r| r == Rule::DuplicateKey)
         && payload.unrecorded == 0
         && payload.values.len() == 1
 }

@@ -92,10 +92,7 @@ fn most_corpus_inputs_take_the_text_path() {
         "{'a': [1, 2,], b: True}",
         &RepairOptions::default()
     ));
-    assert!(!takes_text_path(
-        "{\"a\": 1, \"a\": 2}",
-        &RepairOptions::default()
-    ));
+    assert!(!takes_text_path("{'a', 'b'}", &RepairOptions::default()));
 }
 
 /// Candidates one after the other, members written after an early `}` and arrays continued
@@ -121,6 +118,12 @@ fn restructuring_repairs_take_the_text_path_and_agree() {
         "{\"a\": 1, [2]}",
         "{\"a\": \"s\", {\"b\": 1}}",
         "{[1], \"a\": 2}",
+        "{\"a\": 1, \"a\": 2}",
+        "{\"a\": {\"x\": 1, \"y\": [1, 2]}, \"b\": 2, \"a\": [3], \"c\": {\"a\": 4, \"a\": 5}}",
+        "{\"a\": 1}, \"a\": 2}",
+        "{\"a\": [1], \"b\": 0, \"a\": [2], [3], \"b\": \"x\"}",
+        "{\"k\": [{\"b\": \"v1\", \"b\": \"v2\"}], \"k\": []}",
+        "{'é\\n': 1, \"é\\n\": 2, \"e\": 3}",
     ];
     for text in texts {
         for options in option_sets(&Value::Null) {
@@ -131,14 +134,23 @@ fn restructuring_repairs_take_the_text_path_and_agree() {
             "{text:?}"
         );
     }
-    // A repeated key is still rebuilt by the value path, also after a merge.
-    for text in ["{\"a\": 1}, \"a\": 2}", "{\"a\": [1], \"a\": [2]}"] {
-        assert_same(text, &RepairOptions::default().with_unsafe(true));
-        assert!(!takes_text_path(
-            text,
-            &RepairOptions::default().with_unsafe(true)
-        ));
-    }
+}
+
+/// A key repeated many times after a long value: moving text to replace its value is
+/// bounded, beyond that the value path answers (the same result, in linear time).
+#[test]
+fn repeated_keys_after_a_long_value_stay_linear() {
+    let long = "x".repeat(100_000);
+    let text = format!(
+        "{{\"a\": 1, \"long\": \"{long}\", {}\"z\": 0}}",
+        "\"a\": 2, ".repeat(1000)
+    );
+    let options = RepairOptions::default();
+    assert_same(&text, &options);
+    assert!(!takes_text_path(&text, &options));
+    let few = format!("{{\"a\": 1, \"long\": \"{long}\", \"a\": 2}}");
+    assert_same(&few, &options);
+    assert!(takes_text_path(&few, &options));
 }
 
 #[test]

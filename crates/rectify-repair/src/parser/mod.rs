@@ -9,6 +9,7 @@
 mod array;
 mod escape;
 mod object;
+mod rewrite;
 mod scalar;
 mod sink;
 mod string;

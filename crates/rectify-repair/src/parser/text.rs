@@ -21,7 +21,7 @@ const POOL: usize = 8;
 struct Buffers {
     stack: Vec<u8>,
     path: Vec<Seg>,
-    keys: Vec<u64>,
+    keys: Vec<Key>,
     pool: Vec<String>,
     tops: Vec<usize>,
 }
@@ -47,9 +47,13 @@ pub(crate) struct TextSink {
     need_comma: bool,
     /// A key was just written: its value follows without a separator.
     after_key: bool,
-    /// Hashes of the keys of the open objects, outermost first.
-    keys: Vec<u64>,
+    /// The keys of the open objects, outermost first (and of the last top-level object,
+    /// until the next one opens).
+    pub(super) keys: Vec<Key>,
     pool: Vec<String>,
+    /// Bytes that may still be moved to replace the value of a repeated key: bounds the
+    /// work to a multiple of the input.
+    pub(super) move_budget: usize,
     /// The parser's buffers between parses.
     stack: Vec<u8>,
     path: Vec<Seg>,
@@ -58,10 +62,21 @@ pub(crate) struct TextSink {
     pub tops: Vec<usize>,
 }
 
-/// An open object: where its keys start in [`TextSink::keys`], and how many it has.
+/// A key written in an open object: its hash, and where its text and its value's text are
+/// in the output.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Key {
+    pub hash: u64,
+    pub key: (usize, usize),
+    pub value: (usize, usize),
+}
+
+/// An open object: where its keys start in [`TextSink::keys`], how many it has, and the
+/// member whose key repeated (its index and where the new value starts), if any.
 pub(crate) struct TextObj {
-    base: usize,
-    len: usize,
+    pub(super) base: usize,
+    pub(super) len: usize,
+    pub(super) replacing: Option<(usize, usize)>,
 }
 
 /// An open array: where its `[` is in the output, and how many elements it has.
@@ -79,6 +94,7 @@ impl TextSink {
             .unwrap_or_default();
         TextSink {
             out: String::with_capacity(bytes),
+            move_budget: 2 * bytes,
             pretty,
             keys: kept.keys,
             pool: kept.pool,
@@ -97,6 +113,22 @@ impl TextSink {
     /// True when the text is indented.
     pub fn pretty(&self) -> bool {
         self.pretty
+    }
+
+    /// Where the separator for the next value goes: at the top level a new candidate starts
+    /// (see [`Self::sep`]).
+    pub(super) fn set_open(&mut self, depth: usize, need_comma: bool) {
+        self.depth = depth;
+        self.need_comma = need_comma;
+        self.after_key = false;
+    }
+
+    pub(super) fn depth(&self) -> usize {
+        self.depth
+    }
+
+    pub(super) fn set_after_key(&mut self) {
+        self.after_key = true;
     }
 
     /// The text of the `i`th top-level value.
@@ -231,28 +263,47 @@ impl Sink for TextSink {
         TextObj {
             base: self.keys.len(),
             len: 0,
+            replacing: None,
         }
     }
 
     fn key(&mut self, obj: &mut TextObj, key: &str) -> bool {
-        let h = hash(key.as_bytes());
-        let seen = self.keys.get(obj.base..).unwrap_or_default();
-        if obj.len >= MAX_KEYS || seen.contains(&h) {
+        let hash = hash(key.as_bytes());
+        if obj.len >= MAX_KEYS {
             return false;
         }
-        self.keys.push(h);
-        obj.len += 1;
+        let seen = self.keys.get(obj.base..).unwrap_or_default();
+        if let Some(i) = seen.iter().position(|k| k.hash == hash) {
+            return self.repeat_key(obj, i, key);
+        }
         self.sep();
+        let start = self.out.len();
         write_escaped(&mut self.out, key);
+        let end = self.out.len();
         self.out.push_str(if self.pretty { ": " } else { ":" });
+        let at = self.out.len();
+        self.keys.push(Key {
+            hash,
+            key: (start, end),
+            value: (at, at),
+        });
+        obj.len += 1;
         self.need_comma = false;
         self.after_key = true;
         true
     }
 
-    fn member(&mut self, _: &mut TextObj, key: String, (): ()) -> bool {
+    fn member(&mut self, obj: &mut TextObj, key: String, (): ()) -> bool {
         self.recycle(key);
         self.need_comma = true;
+        if let Some((i, at)) = obj.replacing.take() {
+            self.replace_value(obj, i, at);
+            return true;
+        }
+        let end = self.out.len();
+        if let Some(k) = self.keys.get_mut(obj.base + obj.len.saturating_sub(1)) {
+            k.value.1 = end;
+        }
         false
     }
 
@@ -320,34 +371,7 @@ impl Sink for TextSink {
     fn strings(&mut self, _: Vec<String>) {}
 
     fn continue_array(&mut self, obj: &mut TextObj, val: Option<()>, mark: usize) -> bool {
-        let written = self.out.get(mark..).unwrap_or("");
-        let more = written.trim_start_matches(',').trim_start();
-        let before = self.out.get(..mark).unwrap_or("");
-        if val.is_none() || obj.len == 0 || !more.starts_with('[') || !before.ends_with(']') {
-            self.out.truncate(mark);
-            self.need_comma = obj.len > 0;
-            return false;
-        }
-        let items = more
-            .get(1..more.len().saturating_sub(1))
-            .unwrap_or("")
-            .to_owned();
-        self.out.truncate(mark);
-        self.need_comma = true;
-        if items.trim().is_empty() {
-            return true;
-        }
-        self.out.pop();
-        if self.out.ends_with('[') {
-            self.out.push_str(&items);
-        } else {
-            let kept = self.out.trim_end().len();
-            self.out.truncate(kept);
-            self.out.push(',');
-            self.out.push_str(&items);
-        }
-        self.out.push(']');
-        true
+        self.extend_last_array(obj, val.is_some(), mark)
     }
 
     fn into_string((): ()) -> Result<String, ()> {
@@ -355,27 +379,7 @@ impl Sink for TextSink {
     }
 
     fn reopen(&mut self, (): &mut ()) -> Option<TextObj> {
-        let start = *self.tops.last()?;
-        let text = self.out.get(start..)?;
-        if !text.starts_with('{') || !text.ends_with('}') || self.depth != 0 {
-            return None;
-        }
-        let empty = text == "{}";
-        if self.keys.is_empty() != empty {
-            // Its keys are not at hand (an object unwrapped from a tuple of one).
-            self.failed = true;
-        }
-        self.out.pop();
-        if self.pretty && !empty {
-            self.out.pop();
-        }
-        self.depth = 1;
-        self.need_comma = !empty;
-        self.after_key = false;
-        Some(TextObj {
-            base: 0,
-            len: self.keys.len(),
-        })
+        self.reopen_last()
     }
 
     fn close_reopened(&mut self, (): &mut (), obj: TextObj) {
@@ -397,7 +401,7 @@ impl Sink for TextSink {
     }
 }
 
-/// FNV-1a: keys are short, and a collision only sends the text to the value path.
+/// FNV-1a: keys are short, and keys with the same hash are compared as written.
 fn hash(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)

@@ -1,0 +1,116 @@
+//! The restructuring repairs a [`TextSink`] does by editing the end of what it wrote: an
+//! object closed too early opened again, an array continued in key position, and the value
+//! of a repeated key moved to where the key first appeared (what a `serde_json::Map` does
+//! when a key is inserted again).
+
+use super::text::{Key, TextObj, TextSink, write_escaped};
+
+impl TextSink {
+    /// Opens the last top-level value again when it is an object: its closing brace goes.
+    pub(super) fn reopen_last(&mut self) -> Option<TextObj> {
+        let start = *self.tops.last()?;
+        let text = self.out.get(start..)?;
+        if !text.starts_with('{') || !text.ends_with('}') {
+            return None;
+        }
+        let empty = text == "{}";
+        if self.keys.is_empty() != empty {
+            // Its keys are not at hand (an object unwrapped from a tuple of one).
+            self.failed = true;
+        }
+        self.out.pop();
+        if self.pretty() && !empty {
+            self.out.pop();
+        }
+        self.set_open(1, !empty);
+        Some(TextObj {
+            base: 0,
+            len: self.keys.len(),
+            replacing: None,
+        })
+    }
+
+    /// `{"a": [1], [2]}`: the array written since `mark` joins the last member's array.
+    /// Anything else written since `mark` is dropped. True when the arrays were joined.
+    pub(super) fn extend_last_array(&mut self, obj: &TextObj, read: bool, mark: usize) -> bool {
+        let written = self.out.get(mark..).unwrap_or("");
+        let more = written.trim_start_matches(',').trim_start();
+        let before = self.out.get(..mark).unwrap_or("");
+        let joins = read && obj.len > 0 && more.starts_with('[') && before.ends_with(']');
+        let items = joins.then(|| {
+            more.get(1..more.len().saturating_sub(1))
+                .unwrap_or("")
+                .to_owned()
+        });
+        self.out.truncate(mark);
+        self.set_open(self.depth(), obj.len > 0);
+        let Some(items) = items else {
+            return false;
+        };
+        if !items.trim().is_empty() {
+            self.out.pop();
+            if !self.out.ends_with('[') {
+                let kept = self.out.trim_end().len();
+                self.out.truncate(kept);
+                self.out.push(',');
+            }
+            self.out.push_str(&items);
+            self.out.push(']');
+        }
+        let end = self.out.len();
+        if let Some(k) = self.keys.get_mut(obj.base + obj.len - 1) {
+            k.value.1 = end;
+        }
+        true
+    }
+
+    /// The `i`th key of `obj` is written again: its new value will replace the old one
+    /// (see [`Self::replace_value`]). False when the keys only share a hash.
+    pub(super) fn repeat_key(&mut self, obj: &mut TextObj, i: usize, key: &str) -> bool {
+        let Some(&Key {
+            key: (start, end), ..
+        }) = self.keys.get(obj.base + i)
+        else {
+            return false;
+        };
+        let mut escaped = String::with_capacity(key.len() + 2);
+        write_escaped(&mut escaped, key);
+        if self.out.get(start..end) != Some(escaped.as_str()) {
+            return false;
+        }
+        obj.replacing = Some((i, self.out.len()));
+        self.set_after_key();
+        true
+    }
+
+    /// Moves the value written since `at` over the old value of the `i`th key of `obj`;
+    /// the members after it shift.
+    pub(super) fn replace_value(&mut self, obj: &TextObj, i: usize, at: usize) {
+        let new = self.out.split_off(at);
+        let Some(&Key {
+            value: (start, end),
+            ..
+        }) = self.keys.get(obj.base + i)
+        else {
+            self.failed = true;
+            return;
+        };
+        let moved = self.out.len() - end;
+        if moved > self.move_budget {
+            self.failed = true;
+            return;
+        }
+        self.move_budget -= moved;
+        self.out.replace_range(start..end, &new);
+        let shift = |p: usize| p - (end - start) + new.len();
+        let first = obj.base + i;
+        for (j, k) in self.keys.iter_mut().enumerate().skip(first) {
+            if j == first {
+                k.value.1 = start + new.len();
+            } else if j < obj.base + obj.len {
+                k.key = (shift(k.key.0), shift(k.key.1));
+                k.value = (shift(k.value.0), shift(k.value.1));
+            }
+        }
+    }
+}
