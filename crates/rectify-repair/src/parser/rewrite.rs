@@ -3,7 +3,7 @@
 //! of a repeated key moved to where the key first appeared (what a `serde_json::Map` does
 //! when a key is inserted again).
 
-use super::text::{Key, TextObj, TextSink, write_escaped};
+use super::text::{TextObj, TextSink, WrittenKey, write_escaped};
 
 impl TextSink {
     /// Opens the last top-level value again when it is an object: its closing brace goes.
@@ -67,8 +67,8 @@ impl TextSink {
     /// The `i`th key of `obj` is written again: its new value will replace the old one
     /// (see [`Self::replace_value`]). False when the keys only share a hash.
     pub(super) fn repeat_key(&mut self, obj: &mut TextObj, i: usize, key: &str) -> bool {
-        let Some(&Key {
-            key: (start, end), ..
+        let Some(&WrittenKey {
+            text: (start, end), ..
         }) = self.keys.get(obj.base + i)
         else {
             return false;
@@ -87,7 +87,7 @@ impl TextSink {
     /// the members after it shift.
     pub(super) fn replace_value(&mut self, obj: &TextObj, i: usize, at: usize) {
         let new = self.out.split_off(at);
-        let Some(&Key {
+        let Some(&WrittenKey {
             value: (start, end),
             ..
         }) = self.keys.get(obj.base + i)
@@ -108,7 +108,7 @@ impl TextSink {
             if j == first {
                 k.value.1 = start + new.len();
             } else if j < obj.base + obj.len {
-                k.key = (shift(k.key.0), shift(k.key.1));
+                k.text = (shift(k.text.0), shift(k.text.1));
                 k.value = (shift(k.value.0), shift(k.value.1));
             }
         }

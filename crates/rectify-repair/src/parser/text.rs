@@ -21,7 +21,7 @@ const POOL: usize = 8;
 struct Buffers {
     stack: Vec<u8>,
     path: Vec<Seg>,
-    keys: Vec<Key>,
+    keys: Vec<WrittenKey>,
     pool: Vec<String>,
     tops: Vec<usize>,
 }
@@ -49,7 +49,7 @@ pub(crate) struct TextSink {
     after_key: bool,
     /// The keys of the open objects, outermost first (and of the last top-level object,
     /// until the next one opens).
-    pub(super) keys: Vec<Key>,
+    pub(super) keys: Vec<WrittenKey>,
     pool: Vec<String>,
     /// Bytes that may still be moved to replace the value of a repeated key: bounds the
     /// work to a multiple of the input.
@@ -65,9 +65,9 @@ pub(crate) struct TextSink {
 /// A key written in an open object: its hash, and where its text and its value's text are
 /// in the output.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Key {
+pub(crate) struct WrittenKey {
     pub hash: u64,
-    pub key: (usize, usize),
+    pub text: (usize, usize),
     pub value: (usize, usize),
 }
 
@@ -282,9 +282,9 @@ impl Sink for TextSink {
         let end = self.out.len();
         self.out.push_str(if self.pretty { ": " } else { ":" });
         let at = self.out.len();
-        self.keys.push(Key {
+        self.keys.push(WrittenKey {
             hash,
-            key: (start, end),
+            text: (start, end),
             value: (at, at),
         });
         obj.len += 1;
