@@ -122,10 +122,13 @@ fn read_region(
             return Some(());
         }
     }
-    let sink = std::mem::take(&mut found.sink);
-    let (payload, sink) =
-        parse_region_with(text, region.start, region.end, options.max_depth, sink);
-    found.sink = sink;
+    let payload = parse_region_with(
+        text,
+        region.start,
+        region.end,
+        options.max_depth,
+        &mut found.sink,
+    );
     found.values += payload.values.len();
     if payload.bailed || found.sink.failed {
         return None;
@@ -148,9 +151,7 @@ fn clean_value(
     options: &RepairOptions,
     found: &mut Found,
 ) -> Option<()> {
-    let sink = std::mem::take(&mut found.sink);
-    let (payload, sink) = parse_region_with(text, start, end, options.max_depth, sink);
-    found.sink = sink;
+    let payload = parse_region_with(text, start, end, options.max_depth, &mut found.sink);
     found.values += payload.values.len();
     let clean = is_clean(&payload) && !found.sink.failed;
     clean.then_some(())

@@ -3,7 +3,7 @@
 use super::{Ctx, Parser, Seg, Sink};
 use crate::rules::Rule;
 
-impl<S: Sink> Parser<'_, S> {
+impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an array at `[`, or a tuple at `(` (a tuple of one value without a comma is
     /// that value).
     pub fn array(&mut self) -> S::Val {

@@ -5,7 +5,7 @@ use super::string::Str;
 use super::{Parser, Sink};
 use crate::rules::Rule;
 
-impl<S: Sink> Parser<'_, S> {
+impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an escape sequence at the backslash.
     pub(super) fn escape(&mut self, st: &mut Str) {
         let at = self.pos;

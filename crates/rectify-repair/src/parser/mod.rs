@@ -64,7 +64,7 @@ pub(crate) struct Fatal {
     pub at: usize,
 }
 
-pub(crate) struct Parser<'a, S: Sink> {
+pub(crate) struct Parser<'a, 's, S: Sink> {
     pub src: &'a str,
     pub b: &'a [u8],
     pub pos: usize,
@@ -79,14 +79,14 @@ pub(crate) struct Parser<'a, S: Sink> {
     pub fatal: Option<Fatal>,
     pub max_depth: usize,
     /// Where values go.
-    pub sink: S,
+    pub sink: &'s mut S,
     /// True when a streaming sink met a repair it cannot write (see [`Sink::STREAMING`]):
     /// the parse stops and its output is discarded.
     pub bailed: bool,
 }
 
-impl<'a, S: Sink> Parser<'a, S> {
-    pub fn new(src: &'a str, pos: usize, max_depth: usize, mut sink: S) -> Parser<'a, S> {
+impl<'a, 's, S: Sink> Parser<'a, 's, S> {
+    pub fn new(src: &'a str, pos: usize, max_depth: usize, sink: &'s mut S) -> Parser<'a, 's, S> {
         let (stack, path) = sink.take_buffers();
         Parser {
             src,

@@ -4,7 +4,7 @@ use super::string::closes;
 use super::{Ctx, Parser, Seg, Sink};
 use crate::rules::Rule;
 
-impl<S: Sink> Parser<'_, S> {
+impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an object starting at `{`.
     pub fn object(&mut self) -> S::Val {
         if !self.open(b'{') {

@@ -6,7 +6,7 @@ use super::{Ctx, Parser, Sink, is_word_byte};
 use crate::number::normalize_number;
 use crate::rules::Rule;
 
-impl<S: Sink> Parser<'_, S> {
+impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an unquoted value.
     pub fn scalar(&mut self, ctx: Ctx) -> Option<S::Val> {
         let start = self.pos;

@@ -67,7 +67,7 @@ static SPECIAL: [bool; 256] = {
     t
 };
 
-impl<S: Sink> Parser<'_, S> {
+impl<S: Sink> Parser<'_, '_, S> {
     /// The quote opening a string at `at`, with its length in bytes.
     pub fn quote_at(&self, at: usize) -> Option<(Quote, usize)> {
         match self.b.get(at..at + 1)? {

@@ -26,7 +26,7 @@ pub(crate) struct Payload<V = Value> {
 
 /// Parses the values in `src[start..end]` into `Value`s; offsets stay relative to `src`.
 pub(crate) fn parse_region(src: &str, start: usize, end: usize, max_depth: usize) -> Payload {
-    parse_region_with(src, start, end, max_depth, ValueSink).0
+    parse_region_with(src, start, end, max_depth, &mut ValueSink)
 }
 
 /// Parses the values in `src[start..end]` into `sink`; offsets stay relative to `src`.
@@ -35,8 +35,8 @@ pub(crate) fn parse_region_with<S: Sink>(
     start: usize,
     end: usize,
     max_depth: usize,
-    sink: S,
-) -> (Payload<S::Val>, S) {
+    sink: &mut S,
+) -> Payload<S::Val> {
     let region = src.get(..end).unwrap_or(src);
     let mut p = Parser::new(region, start, max_depth, sink);
     let mut out = Payload {
@@ -99,11 +99,14 @@ pub(crate) fn parse_region_with<S: Sink>(
     out.fatal = p.fatal;
     out.bailed = p.bailed;
     p.sink.give_buffers(p.stack, p.path);
-    (out, p.sink)
+    out
 }
 
 /// `{"a": 1}, "b": 2}`: members written after the object was closed go into that object.
-fn merge_members<S: Sink>(p: &mut Parser<'_, S>, values: &mut [(S::Val, usize, usize)]) -> bool {
+fn merge_members<S: Sink>(
+    p: &mut Parser<'_, '_, S>,
+    values: &mut [(S::Val, usize, usize)],
+) -> bool {
     let Some((value, _, end)) = values.last_mut() else {
         return false;
     };
@@ -133,7 +136,7 @@ fn merge_members<S: Sink>(p: &mut Parser<'_, S>, values: &mut [(S::Val, usize, u
     true
 }
 
-fn bare_key_at<S: Sink>(p: &Parser<'_, S>, mut i: usize) -> bool {
+fn bare_key_at<S: Sink>(p: &Parser<'_, '_, S>, mut i: usize) -> bool {
     let start = i;
     while p
         .byte_at(i)
