@@ -26,15 +26,24 @@ struct Buffers {
     tops: Vec<usize>,
 }
 
+impl Buffers {
+    const EMPTY: Buffers = Buffers {
+        stack: Vec::new(),
+        path: Vec::new(),
+        keys: Vec::new(),
+        pool: Vec::new(),
+        tops: Vec::new(),
+    };
+}
+
 /// Longest buffer kept for the next repair, in elements: memory stays bounded.
 const KEEP: usize = 4096;
 
 thread_local! {
-    static BUFFERS: RefCell<Buffers> = RefCell::default();
+    static BUFFERS: RefCell<Buffers> = const { RefCell::new(Buffers::EMPTY) };
 }
 
 /// Writes JSON text, compact or indented by two spaces.
-#[derive(Default)]
 pub(crate) struct TextSink {
     pub out: String,
     /// Set when the text cannot be written this way (a tuple of one, indented): the
@@ -101,7 +110,10 @@ impl TextSink {
             stack: kept.stack,
             path: kept.path,
             tops: kept.tops,
-            ..TextSink::default()
+            failed: false,
+            depth: 0,
+            need_comma: false,
+            after_key: false,
         }
     }
 
