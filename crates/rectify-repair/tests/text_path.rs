@@ -92,11 +92,16 @@ fn most_corpus_inputs_take_the_text_path() {
         "{'a': [1, 2,], b: True}",
         &RepairOptions::default()
     ));
-    assert!(!takes_text_path("{'a', 'b'}", &RepairOptions::default()));
+    // An escaped document is unescaped and read by the value path.
+    assert!(!takes_text_path(
+        "{\\\"a\\\": 1}",
+        &RepairOptions::default()
+    ));
 }
 
-/// Candidates one after the other, members written after an early `}` and arrays continued
-/// where a key should be are written by the text path, as the value path builds them.
+/// Candidates one after the other, members written after an early `}`, arrays continued
+/// where a key should be, repeated keys, set-like objects, `["key": v]` and `"a" + "b"` are
+/// written by the text path, as the value path builds them.
 #[test]
 fn restructuring_repairs_take_the_text_path_and_agree() {
     let texts = [
@@ -124,6 +129,17 @@ fn restructuring_repairs_take_the_text_path_and_agree() {
         "{\"a\": [1], \"b\": 0, \"a\": [2], [3], \"b\": \"x\"}",
         "{\"k\": [{\"b\": \"v1\", \"b\": \"v2\"}], \"k\": []}",
         "{'é\\n': 1, \"é\\n\": 2, \"e\": 3}",
+        "{'a', 'b', \"c\"}",
+        "[{'a', 'b'}, {\"x\", \"x\"}, {\"k\": {\"s\"}}]",
+        "{\"a\": 1, \"b\", \"c\", \"a\", \"b\": 2}",
+        "{\"b\", \"a\": 1}",
+        "[\"key\": \"value\"]",
+        "[1, \"k\": [2, 3], \"j\": 4, \"k\": 5]",
+        "[ \"key\":\"value\"}]",
+        "[\"a\" : {\"b\", \"c\"}]",
+        "[1: 2]",
+        "{\"a\": \"x\" + \"y\" + 'z', \"b\": [\"p\" + \"q\"]}",
+        "\"a\" + \"b\"",
     ];
     for text in texts {
         for options in option_sets(&Value::Null) {

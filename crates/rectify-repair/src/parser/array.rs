@@ -64,6 +64,7 @@ impl<S: Sink> Parser<'_, '_, S> {
     /// Reads one element; true when a comma followed it.
     fn element(&mut self, items: &mut S::Arr, at: usize) -> bool {
         self.path.push(Seg::Index(S::array_len(items)));
+        let mark = self.sink.mark();
         let value = self.value(Ctx::Item);
         self.path.pop();
         let Some(value) = value else {
@@ -75,10 +76,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             return false;
         };
         let value = if self.next_solid(self.pos).map(|(_, b)| b) == Some(b':') {
-            if self.bail() {
-                return false;
-            }
-            match S::into_string(value) {
+            match self.sink.take_string(value, mark, S::array_len(items)) {
                 Ok(key) => self.braceless_object(key, at),
                 Err(v) => v,
             }

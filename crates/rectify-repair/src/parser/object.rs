@@ -24,7 +24,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         if S::object_len(&map) == 0 {
             self.record(Rule::SetToArray, self.pos, self.pos, "[...]");
-            return self.sink.strings(set);
+            return self.sink.strings(map, set);
         }
         for _ in &set {
             self.record(Rule::MissingValue, self.pos, self.pos, "null");
@@ -129,9 +129,6 @@ impl<S: Sink> Parser<'_, '_, S> {
             }
             Some(b',' | b'}') => {
                 if quoted {
-                    if self.bail() {
-                        return;
-                    }
                     set.push(key);
                 } else {
                     self.record(Rule::StrayText, key_start, self.pos, "");

@@ -3,7 +3,17 @@
 //! of a repeated key moved to where the key first appeared (what a `serde_json::Map` does
 //! when a key is inserted again).
 
-use super::text::{TextObj, TextSink, WrittenKey, write_escaped};
+use super::sink::Sink;
+use super::text::{TextObj, TextSink, WrittenKey, hash, write_escaped};
+
+/// Whether a key is among the keys of an object.
+pub(super) enum Found {
+    Absent,
+    /// The index of the key in the object.
+    At(usize),
+    /// Another key has the same hash: the text path gives up.
+    Collision,
+}
 
 impl TextSink {
     /// Opens the last top-level value again when it is an object: its closing brace goes.
@@ -24,6 +34,7 @@ impl TextSink {
         }
         self.set_open(1, !empty);
         Some(TextObj {
+            start,
             base: 0,
             len: self.keys.len(),
             replacing: None,
@@ -64,23 +75,74 @@ impl TextSink {
         true
     }
 
-    /// The `i`th key of `obj` is written again: its new value will replace the old one
-    /// (see [`Self::replace_value`]). False when the keys only share a hash.
-    pub(super) fn repeat_key(&mut self, obj: &mut TextObj, i: usize, key: &str) -> bool {
-        let Some(&WrittenKey {
-            text: (start, end), ..
-        }) = self.keys.get(obj.base + i)
-        else {
-            return false;
+    /// Where `key` (whose hash is `hash`) is among the keys of `obj`.
+    pub(super) fn find_key(&self, obj: &TextObj, hash: u64, key: &str) -> Found {
+        let seen = self
+            .keys
+            .get(obj.base..obj.base + obj.len)
+            .unwrap_or_default();
+        let Some(i) = seen.iter().position(|k| k.hash == hash) else {
+            return Found::Absent;
         };
+        let (start, end) = seen.get(i).map(|k| k.text).unwrap_or_default();
         let mut escaped = String::with_capacity(key.len() + 2);
         write_escaped(&mut escaped, key);
-        if self.out.get(start..end) != Some(escaped.as_str()) {
-            return false;
+        if self.out.get(start..end) == Some(escaped.as_str()) {
+            Found::At(i)
+        } else {
+            Found::Collision
         }
+    }
+
+    /// The `i`th key of `obj` is written again: its new value will replace the old one
+    /// (see [`Self::replace_value`]).
+    pub(super) fn repeat_key(&mut self, obj: &mut TextObj, i: usize) -> bool {
         obj.replacing = Some((i, self.out.len()));
         self.set_after_key();
         true
+    }
+
+    /// `{"a": 1, "b"}`: keys without values become `null` members at the end, where absent.
+    pub(super) fn null_members(&mut self, obj: &mut TextObj, keys: Vec<String>) {
+        for key in keys {
+            match self.find_key(obj, hash(key.as_bytes()), &key) {
+                Found::Absent => {
+                    if self.key(obj, &key) {
+                        self.null();
+                        self.member(obj, key, ());
+                    }
+                }
+                Found::At(_) => {}
+                Found::Collision => self.failed = true,
+            }
+        }
+    }
+
+    /// `{"a", "b"}`: the object `obj` (no member written) becomes `["a","b"]`.
+    pub(super) fn object_to_strings(&mut self, obj: &TextObj, keys: Vec<String>) {
+        self.out.truncate(obj.start);
+        self.keys.truncate(obj.base);
+        self.set_open(self.depth() - 1, false);
+        let mut arr = self.begin_array_here();
+        for key in keys {
+            self.string(key);
+            self.item(&mut arr, ());
+        }
+        self.end_array(arr, false);
+    }
+
+    /// `["key": 1]`: the string element written since `mark` (the array had `items`
+    /// elements before it) is taken back, to be the key of an object.
+    pub(super) fn take_written_string(&mut self, mark: usize, items: usize) -> Result<String, ()> {
+        let written = self.out.get(mark..).unwrap_or("");
+        let literal = written.trim_start_matches(',').trim_start();
+        if !literal.starts_with('"') {
+            return Err(());
+        }
+        let key = serde_json::from_str::<String>(literal).map_err(|_| ())?;
+        self.out.truncate(mark);
+        self.set_open(self.depth(), items > 0);
+        Ok(key)
     }
 
     /// Moves the value written since `at` over the old value of the `i`th key of `obj`;

@@ -157,9 +157,6 @@ impl<S: Sink> Parser<'_, '_, S> {
             && let Some((q, _)) = self.next_solid(plus + 1)
             && self.quote_at(q).is_some()
         {
-            if self.bail() {
-                break;
-            }
             let at = self.pos;
             self.pos = q;
             let more = self.string(ctx);

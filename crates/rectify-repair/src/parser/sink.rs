@@ -1,11 +1,13 @@
 //! Where the parser puts what it reads: a [`ValueSink`] builds a `serde_json::Value`, a
 //! [`TextSink`](super::text::TextSink) writes compact JSON text as it goes.
 //!
-//! The parser calls the sink in source order. A streaming sink cannot take back text it has
-//! written, so the repairs whose effect is not local to one value (a duplicate key, a
-//! set-like object, members merged after an early `}`, `"a" + "b"`, `["key": v]`, an array
-//! continued where a key should be, several top-level values) make the parser stop with
-//! [`super::Parser::bail`]; the caller then repairs the text again with the value sink.
+//! The parser calls the sink in source order. The repairs whose effect is not local to one
+//! value (a duplicate key, a set-like object, members merged after an early `}`,
+//! `["key": v]`, an array continued where a key should be) restructure what was read: the
+//! value sink changes the value, the text sink edits the end of the text it wrote (see
+//! `super::rewrite`). What the text sink cannot write makes the parser stop with
+//! [`super::Parser::bail`] or sets [`super::TextSink::failed`]; the caller then repairs the
+//! text again with the value sink.
 
 use serde_json::map::Entry;
 
@@ -51,18 +53,23 @@ pub(crate) trait Sink {
     /// Compact JSON text of `val`, written since `mark`.
     fn rendered(&mut self, val: &Self::Val, mark: usize) -> String;
 
-    // Restructuring. A streaming sink does the two that only change the end of what it
-    // wrote (`continue_array`, `reopen`); the parser stops before the others.
+    // Restructuring. A streaming sink edits what it wrote; see `super::rewrite`.
 
     /// Keys without values (`{"a", "b"}`) added as `null` members where absent.
     fn add_nulls(&mut self, obj: &mut Self::Obj, keys: Vec<String>);
-    /// A set-like object: its keys as an array of strings.
-    fn strings(&mut self, keys: Vec<String>) -> Self::Val;
+    /// A set-like object (`obj`, which has no member): its keys as an array of strings.
+    fn strings(&mut self, obj: Self::Obj, keys: Vec<String>) -> Self::Val;
     /// Appends `val` (read since `mark`) to the last member's value when both are arrays;
     /// true when it did. Otherwise `val` is dropped.
     fn continue_array(&mut self, obj: &mut Self::Obj, val: Option<Self::Val>, mark: usize) -> bool;
-    /// The string content of `val`, or `val` back.
-    fn into_string(val: Self::Val) -> Result<String, Self::Val>;
+    /// The string content of `val` (read since `mark` as an element of an array with
+    /// `items` elements so far), taken back; or `val` when it is not a string.
+    fn take_string(
+        &mut self,
+        val: Self::Val,
+        mark: usize,
+        items: usize,
+    ) -> Result<String, Self::Val>;
     /// The object `val` (the last value read) opened again, to add members to it; `None`
     /// when `val` is not an object.
     fn reopen(&mut self, val: &mut Self::Val) -> Option<Self::Obj>;
@@ -172,7 +179,7 @@ impl Sink for ValueSink {
         }
     }
 
-    fn strings(&mut self, keys: Vec<String>) -> Value {
+    fn strings(&mut self, _: Self::Obj, keys: Vec<String>) -> Value {
         Value::Array(keys.into_iter().map(Value::String).collect())
     }
 
@@ -186,7 +193,7 @@ impl Sink for ValueSink {
         }
     }
 
-    fn into_string(val: Value) -> Result<String, Value> {
+    fn take_string(&mut self, val: Value, _: usize, _: usize) -> Result<String, Value> {
         match val {
             Value::String(s) => Ok(s),
             v => Err(v),

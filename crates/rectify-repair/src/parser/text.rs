@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 
+use super::rewrite::Found;
 use super::sink::Sink;
 use super::{Seg, snippet};
 
@@ -83,6 +84,8 @@ pub(crate) struct WrittenKey {
 /// An open object: where its keys start in [`TextSink::keys`], how many it has, and the
 /// member whose key repeated (its index and where the new value starts), if any.
 pub(crate) struct TextObj {
+    /// Where its `{` is in the output.
+    pub(super) start: usize,
     pub(super) base: usize,
     pub(super) len: usize,
     pub(super) replacing: Option<(usize, usize)>,
@@ -120,6 +123,15 @@ impl TextSink {
     /// The text written: the value's text when there was one value.
     pub fn into_text(mut self) -> String {
         std::mem::take(&mut self.out)
+    }
+
+    /// Opens an array where the output ends, its separator already written.
+    pub(super) fn begin_array_here(&mut self) -> TextArr {
+        let start = self.out.len();
+        self.out.push('[');
+        self.depth += 1;
+        self.need_comma = false;
+        TextArr { start, len: 0 }
     }
 
     /// True when the text is indented.
@@ -269,10 +281,12 @@ impl Sink for TextSink {
             self.keys.clear();
         }
         self.sep();
+        let start = self.out.len();
         self.out.push('{');
         self.depth += 1;
         self.need_comma = false;
         TextObj {
+            start,
             base: self.keys.len(),
             len: 0,
             replacing: None,
@@ -284,9 +298,10 @@ impl Sink for TextSink {
         if obj.len >= MAX_KEYS {
             return false;
         }
-        let seen = self.keys.get(obj.base..).unwrap_or_default();
-        if let Some(i) = seen.iter().position(|k| k.hash == hash) {
-            return self.repeat_key(obj, i, key);
+        match self.find_key(obj, hash, key) {
+            Found::Absent => {}
+            Found::At(i) => return self.repeat_key(obj, i),
+            Found::Collision => return false,
         }
         self.sep();
         let start = self.out.len();
@@ -332,11 +347,7 @@ impl Sink for TextSink {
 
     fn begin_array(&mut self) -> TextArr {
         self.sep();
-        let start = self.out.len();
-        self.out.push('[');
-        self.depth += 1;
-        self.need_comma = false;
-        TextArr { start, len: 0 }
+        self.begin_array_here()
     }
 
     fn item(&mut self, arr: &mut TextArr, (): ()) {
@@ -378,16 +389,20 @@ impl Sink for TextSink {
         String::new()
     }
 
-    fn add_nulls(&mut self, _: &mut TextObj, _: Vec<String>) {}
+    fn add_nulls(&mut self, obj: &mut TextObj, keys: Vec<String>) {
+        self.null_members(obj, keys);
+    }
 
-    fn strings(&mut self, _: Vec<String>) {}
+    fn strings(&mut self, obj: TextObj, keys: Vec<String>) {
+        self.object_to_strings(&obj, keys);
+    }
 
     fn continue_array(&mut self, obj: &mut TextObj, val: Option<()>, mark: usize) -> bool {
         self.extend_last_array(obj, val.is_some(), mark)
     }
 
-    fn into_string((): ()) -> Result<String, ()> {
-        Err(())
+    fn take_string(&mut self, (): (), mark: usize, items: usize) -> Result<String, ()> {
+        self.take_written_string(mark, items)
     }
 
     fn reopen(&mut self, (): &mut ()) -> Option<TextObj> {
@@ -414,7 +429,7 @@ impl Sink for TextSink {
 }
 
 /// FNV-1a: keys are short, and keys with the same hash are compared as written.
-fn hash(bytes: &[u8]) -> u64 {
+pub(super) fn hash(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
