@@ -50,7 +50,12 @@ pub(crate) struct Str {
 }
 
 /// Bytes that interrupt the fast copy loop.
-static SPECIAL: [bool; 256] = {
+static SPECIAL: [bool; 256] = special(true);
+
+/// [`SPECIAL`] without `,` and `:`, for where they cannot end the string.
+static SPECIAL_NOT_PUNCT: [bool; 256] = special(false);
+
+const fn special(punct: bool) -> [bool; 256] {
     let mut t = [false; 256];
     let mut i = 0;
     while i < 0x20 {
@@ -61,11 +66,11 @@ static SPECIAL: [bool; 256] = {
     t[b'"' as usize] = true;
     t[b'\'' as usize] = true;
     t[b'`' as usize] = true;
-    t[b',' as usize] = true;
-    t[b':' as usize] = true;
+    t[b',' as usize] = punct;
+    t[b':' as usize] = punct;
     t[0xE2] = true;
     t
-};
+}
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// The quote opening a string at `at`, with its length in bytes.
@@ -131,11 +136,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         loop {
             let run = self.pos;
             loop {
-                let rest = self.b.get(self.pos..).unwrap_or_default();
-                self.pos += rest
-                    .iter()
-                    .position(|&c| SPECIAL[usize::from(c)])
-                    .unwrap_or(rest.len());
+                self.pos += self.plain_run(st, run);
                 match self.plain(st, run) {
                     Some(len) => self.pos += len,
                     None => break,
@@ -154,6 +155,34 @@ impl<S: Sink> Parser<'_, '_, S> {
                 return;
             }
         }
+    }
+
+    /// Length of the run of bytes from the current position that are plain content of the
+    /// string for sure. Where no `,` or `:` can end the string (an array element, or a
+    /// member with no `:` near enough for [`Self::bare_member_after`]), they belong to the
+    /// run, and the last comma in it is noted.
+    fn plain_run(&self, st: &mut Str, run: usize) -> usize {
+        let rest = self.b.get(self.pos..).unwrap_or_default();
+        let sure = match st.ctx {
+            Ctx::Key => 0,
+            Ctx::Item | Ctx::Top => rest.len(),
+            Ctx::Member => st.next_colon.saturating_sub(self.pos + 2 * WINDOW + 80),
+        };
+        if sure == 0 {
+            return rest
+                .iter()
+                .position(|&c| SPECIAL[usize::from(c)])
+                .unwrap_or(rest.len());
+        }
+        let window = rest.get(..sure.min(rest.len())).unwrap_or_default();
+        let n = window
+            .iter()
+            .position(|&c| SPECIAL_NOT_PUNCT[usize::from(c)])
+            .unwrap_or(window.len());
+        if let Some(c) = memchr::memrchr(b',', window.get(..n).unwrap_or_default()) {
+            st.last_comma = Some((self.pos + c, st.out.len() + (self.pos + c - run)));
+        }
+        n
     }
 
     /// The length of the special character at the current position when it is plain
