@@ -1,6 +1,6 @@
 //! Arrays and tuples: missing and extra commas, ellipses, `"key": value` without braces.
 
-use super::{Ctx, Parser, Seg, Sink};
+use super::{Ctx, Parser, Seg, Sink, bracket};
 use crate::rules::Rule;
 
 impl<S: Sink> Parser<'_, '_, S> {
@@ -34,8 +34,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.skip_blank();
             let at = self.pos;
             if self.at_stop() {
-                let wanted = char::from(closer).to_string();
-                self.record(Rule::MissingClosingBracket, at, at, &wanted);
+                self.record(Rule::MissingClosingBracket, at, at, bracket(closer));
                 break;
             }
             match self.peek() {

@@ -258,6 +258,15 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     }
 }
 
+/// A closing bracket as text.
+pub(crate) fn bracket(closer: u8) -> &'static str {
+    match closer {
+        b'}' => "}",
+        b')' => ")",
+        _ => "]",
+    }
+}
+
 /// True for bytes that may appear in an identifier-like word (ASCII letters, digits, `_`, `$`
 /// and every non-ASCII byte).
 pub(crate) fn is_word_byte(b: u8) -> bool {

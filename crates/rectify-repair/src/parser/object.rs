@@ -1,7 +1,7 @@
 //! Objects: missing and extra commas, colons and braces, unquoted keys, set-like objects.
 
 use super::string::closes;
-use super::{Ctx, Parser, Seg, Sink};
+use super::{Ctx, Parser, Seg, Sink, bracket};
 use crate::rules::Rule;
 
 impl<S: Sink> Parser<'_, '_, S> {
@@ -74,9 +74,9 @@ impl<S: Sink> Parser<'_, '_, S> {
             b']' => b'[',
             _ => b'(',
         };
-        let wanted = char::from(wanted).to_string();
+        let wanted = bracket(wanted);
         if self.ancestor_opened(opener) {
-            self.record(Rule::MissingClosingBracket, at, at, &wanted);
+            self.record(Rule::MissingClosingBracket, at, at, wanted);
             return true;
         }
         self.pos += 1;
@@ -84,7 +84,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.record(Rule::ExtraClosingBracket, at, at + 1, "");
             return false;
         }
-        self.record(Rule::MismatchedBracket, at, at + 1, &wanted);
+        self.record(Rule::MismatchedBracket, at, at + 1, wanted);
         true
     }
 
