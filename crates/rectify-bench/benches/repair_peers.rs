@@ -12,7 +12,8 @@
 //!   microseconds), costliest for rectify first.
 //!
 //! rectify is timed through `repair_to_json` (text to repaired text, the same job the peers
-//! do); the `rectify(value)` row stops at the `serde_json::Value` (`repair`).
+//! do); `rectify(records)` also reads every repair record (they are built when first read);
+//! the `rectify(value)` row stops at the `serde_json::Value` (`repair`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -143,6 +144,19 @@ fn time(dir: &Path) {
         println!("rectify {name} {:.6}", best(5, || rectify(doc)));
         println!("jsonrepair-rs {name} {:.6}", best(5, || peer(doc)));
     }
+    // The same, then every repair record read (built from the compact log).
+    let records = |t: &String| {
+        let out = repair_to_json(t, &options);
+        out.repairs.iter().count() + out.json.map_or(0, |s| s.len())
+    };
+    println!(
+        "rectify(records) small {:.6}",
+        best(5, || small.iter().map(records).sum())
+    );
+    println!(
+        "rectify(records) broken {:.6}",
+        best(5, || records(&docs[1].1))
+    );
     let valid = &docs[0].1;
     let serde = || serde_json::from_str::<serde_json::Value>(valid).map_or(0, |_| 1);
     println!("serde_json(value) valid {:.6}", best(5, serde));
