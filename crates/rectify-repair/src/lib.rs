@@ -93,9 +93,13 @@ pub enum JsonStyle {
 /// Repairs `text` straight into compact JSON text, without building a `serde_json::Value`.
 ///
 /// The result is exactly `repair(text, options).to_json()`, with the same repairs and
-/// diagnostics; it is several times faster on large broken documents. Texts whose repair
-/// restructures a value after reading it (a repeated key, several candidates, `"a" + "b"`,
-/// ...), and any text with a schema, in strict mode or read as YAML, take the value path.
+/// diagnostics; it is several times faster on large broken documents. The repairs are kept
+/// compact and built into [`Repair`](rectify_core::Repair)s when first read (see
+/// [`Repairs`]). Repairs that restructure a value after reading it (several candidates, a
+/// repeated key, members after an early `}`, a set-like object, `["key": v]`) edit the end
+/// of the text written so far. A text with a schema, in strict mode or read as YAML, an
+/// escaped document (`{\"a\": 1}`), an object of more than 256 members and a few rare
+/// shapes take the value path.
 ///
 /// ```
 /// use rectify_repair::{repair_to_json, RepairOptions};

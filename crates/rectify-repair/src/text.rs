@@ -3,9 +3,11 @@
 //! serialising it.
 //!
 //! The result is identical to `repair(text, options).to_json()` with the same repairs and
-//! diagnostics. Texts this path cannot write as it reads — a schema, strict mode, YAML, an
-//! escaped document, several candidates, or a repair that restructures a value after it was
-//! read (see [`crate::parser::Sink`]) — go through the value path instead.
+//! diagnostics. Several top-level candidates are written one after the other and chosen as
+//! the value path chooses (by kind, see [`crate::select`]); repairs that restructure a value
+//! edit the end of the written text (`crate::parser::rewrite`). Texts this path does not
+//! write — a schema, strict mode, YAML, an escaped document, and the rare shapes that make
+//! the sink give up (see [`crate::parser::Sink`]) — go through the value path instead.
 
 use rectify_core::Format;
 
