@@ -72,5 +72,43 @@ fn large(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, small, large);
+/// One model answer repaired with a schema, as the loop does on every attempt (the same
+/// options each time).
+fn with_schema(c: &mut Criterion) {
+    let schema = serde_json::json!({
+        "type": "object",
+        "required": ["title", "tasks"],
+        "properties": {
+            "title": {"type": "string", "minLength": 1},
+            "tasks": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["id", "title", "status", "estimate"],
+                    "properties": {
+                        "id": {"type": "string", "pattern": "^T[0-9]+$"},
+                        "title": {"type": "string"},
+                        "status": {"enum": ["todo", "in_progress", "done"]},
+                        "estimate": {"type": "integer", "minimum": 0},
+                        "depends_on": {"type": "array", "items": {"type": "string"}}
+                    }
+                }
+            }
+        }
+    });
+    let answer = "Here is the plan:\n```json\n{'title': 'Ship it', tasks: [\
+        {'id': 'T1', 'title': 'Write', 'status': 'In Progress', 'estimate': '3'},\
+        {'id': 'T2', 'title': 'Test', 'status': 'todo', 'estimate': 2, 'depends_on': 'T1'},]}\n```";
+    let options = RepairOptions::default()
+        .with_unsafe(true)
+        .with_schema(schema);
+    let mut group = c.benchmark_group("repair_with_schema");
+    group.bench_function("rectify", |b| {
+        b.iter(|| repair(answer, &options).value);
+    });
+    group.finish();
+}
+
+criterion_group!(benches, small, large, with_schema);
 criterion_main!(benches);

@@ -237,8 +237,8 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
         return found.values.pop().unwrap_or(Value::Null);
     }
     found.raw.outside(Rule::MultipleValues, 0, 0);
-    if let Some(schema) = &options.schema
-        && let Some((i, tied)) = coerce::best_candidate(&found.values, schema)
+    if options.schema.is_some()
+        && let Some((i, tied)) = coerce::best_candidate(&found.values, options)
     {
         if tied {
             out.diagnostics.push(

@@ -56,6 +56,7 @@
 //! ```
 
 mod coerce;
+mod compiled;
 mod engine;
 mod extract;
 mod locate;

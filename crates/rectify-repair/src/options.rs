@@ -1,5 +1,9 @@
+use std::sync::Arc;
+
 use rectify_core::Format;
 use serde_json::Value;
+
+use crate::compiled::Compiled;
 
 /// How [`crate::repair`] may change the text.
 ///
@@ -22,6 +26,8 @@ pub struct RepairOptions {
     pub format: Option<Format>,
     /// Deepest nesting of arrays and objects accepted before the parse stops.
     pub max_depth: usize,
+    /// `schema` compiled, shared with clones.
+    pub(crate) compiled: Compiled,
 }
 
 impl Default for RepairOptions {
@@ -32,11 +38,19 @@ impl Default for RepairOptions {
             strict: false,
             format: None,
             max_depth: 128,
+            compiled: Compiled::default(),
         }
     }
 }
 
 impl RepairOptions {
+    /// The schema compiled (once for these options and their clones), or why it does not
+    /// compile; `None` without a schema.
+    pub(crate) fn validator(&self) -> Option<Result<Arc<jsonschema::Validator>, String>> {
+        let schema = self.schema.as_ref()?;
+        Some(self.compiled.validator(schema))
+    }
+
     /// Uses `schema` to guide coercion and candidate choice.
     pub fn with_schema(mut self, schema: Value) -> Self {
         self.schema = Some(schema);

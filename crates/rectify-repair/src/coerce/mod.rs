@@ -153,12 +153,13 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
     let Some(value) = out.value.take() else {
         return;
     };
-    let validator = match jsonschema::validator_for(schema) {
-        Ok(v) => v,
-        Err(err) => {
-            out.diagnostics.push(invalid_schema(&err.to_string()));
+    let validator = match options.validator() {
+        Some(Ok(v)) => v,
+        Some(Err(err)) => {
+            out.diagnostics.push(invalid_schema(&err));
             return;
         }
+        None => return,
     };
     let missing = out
         .repairs
@@ -176,8 +177,9 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
 
 /// The index of the candidate that fits `schema` best after coercion, and whether several
 /// fit equally well.
-pub(crate) fn best_candidate(values: &[Value], schema: &Value) -> Option<(usize, bool)> {
-    let validator = jsonschema::validator_for(schema).ok()?;
+pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Option<(usize, bool)> {
+    let schema = options.schema.as_ref()?;
+    let validator = options.validator()?.ok()?;
     let scores: Vec<usize> = values
         .iter()
         .map(|v| {
