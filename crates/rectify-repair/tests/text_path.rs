@@ -194,6 +194,8 @@ fn hostile_and_degenerate_input_gives_the_same_result() {
     let keys: Vec<String> = (0..300).map(|i| format!("\"k{i}\": {i}")).collect();
     texts.push(format!("{{{}}}", keys.join(", ")));
     texts.push(format!("{{{},}}", keys.join(", ")));
+    let named: Vec<String> = (0..300).map(|i| format!("\"n{i}\"")).collect();
+    texts.push(format!("{{\"a\": 1, {}}}", named.join(", ")));
     for text in &texts {
         for options in option_sets(&Value::Null) {
             assert_same(text, &options);

@@ -106,12 +106,12 @@ impl TextSink {
     pub(super) fn null_members(&mut self, obj: &mut TextObj, keys: Vec<String>) {
         for key in keys {
             match self.find_key(obj, hash(key.as_bytes()), &key) {
-                Found::Absent => {
-                    if self.key(obj, &key) {
-                        self.null();
-                        self.member(obj, key, ());
-                    }
+                Found::Absent if self.key(obj, &key) => {
+                    self.null();
+                    self.member(obj, key, ());
                 }
+                // Too many members to write this way.
+                Found::Absent => self.failed = true,
                 Found::At(_) => {}
                 Found::Collision => self.failed = true,
             }
