@@ -110,10 +110,9 @@ impl TextSink {
                     self.null();
                     self.member(obj, key, ());
                 }
-                // Too many members to write this way.
-                Found::Absent => self.failed = true,
                 Found::At(_) => {}
-                Found::Collision => self.failed = true,
+                // Too many members to write this way, or another key with its hash.
+                Found::Absent | Found::Collision => self.failed = true,
             }
         }
     }
