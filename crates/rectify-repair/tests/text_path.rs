@@ -152,6 +152,24 @@ fn restructuring_repairs_take_the_text_path_and_agree() {
     }
 }
 
+/// Each restructuring repair repeated over a large text: the same result on both paths (the
+/// edits touch only the end of the written text, so the text path stays linear).
+#[test]
+fn restructuring_repairs_repeated_over_a_large_text_agree() {
+    let n = 20_000;
+    let texts = [
+        format!("{{\"a\": [0], {}\"z\": 1}}", "[1, 2], ".repeat(n)),
+        "{\"k\": 1} ".repeat(n),
+        "[1], {\"a\": 2}, \"s\", ".repeat(n),
+        format!("{{\"a\": 0}}{}", ", \"b\": 1}".repeat(n)),
+        format!("{{\"a\": 0, \"b\": 1, {}}}", "\"a\": 2, ".repeat(n)),
+        format!("[{}]", "{'x', 'y'}, [\"k\": 1], \"p\" + \"q\", ".repeat(n)),
+    ];
+    for text in &texts {
+        assert_same(text, &RepairOptions::default().with_unsafe(true));
+    }
+}
+
 /// A key repeated many times after a long value: moving text to replace its value is
 /// bounded, beyond that the value path answers (the same result, in linear time).
 #[test]
