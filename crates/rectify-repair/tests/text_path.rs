@@ -225,7 +225,10 @@ fn hostile_and_degenerate_input_gives_the_same_result() {
 fn bytes_give_the_same_result() {
     // Found by the fuzz target: a call wrapper whose body hits the depth limit.
     let fuzz_1 = include_bytes!("fixtures/text_path_fuzz_1.bin");
+    // Found by the text_path fuzz target.
+    let fuzz_2 = include_bytes!("fixtures/text_path_fuzz_2.bin");
     for bytes in [
+        &fuzz_2[..],
         &fuzz_1[..],
         &b"{\"a\": \"x\xffy\"}"[..],
         b"\xff",
@@ -236,6 +239,9 @@ fn bytes_give_the_same_result() {
             let value = repair_bytes(bytes, &options);
             let text = repair_bytes_to_json(bytes, &options, JsonStyle::Compact);
             assert_eq!(text.json, value.to_json());
+            for (i, (t, v)) in text.repairs.iter().zip(&value.repairs).enumerate() {
+                assert_eq!(t, v, "repair {i}");
+            }
             assert_eq!(text.repairs, value.repairs);
             assert_eq!(text.diagnostics, value.diagnostics);
         }

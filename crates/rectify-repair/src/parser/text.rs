@@ -81,8 +81,9 @@ pub(crate) struct WrittenKey {
     pub value: (usize, usize),
 }
 
-/// An open object: where its keys start in [`TextSink::keys`], how many it has, and the
-/// member whose key repeated (its index and where the new value starts), if any.
+/// An open object: where its keys start in [`TextSink::keys`], how many members it has
+/// (complete ones: the key of the member being read is after them), and the member whose key
+/// repeated (its index and where the new value starts), if any.
 pub(crate) struct TextObj {
     /// Where its `{` is in the output.
     pub(super) start: usize,
@@ -314,7 +315,6 @@ impl Sink for TextSink {
             text: (start, end),
             value: (at, at),
         });
-        obj.len += 1;
         self.need_comma = false;
         self.after_key = true;
         true
@@ -327,10 +327,13 @@ impl Sink for TextSink {
             self.replace_value(obj, i, at);
             return true;
         }
+        // The member is complete only now (a parse stopped inside its value leaves it out,
+        // as the value sink does).
         let end = self.out.len();
-        if let Some(k) = self.keys.get_mut(obj.base + obj.len.saturating_sub(1)) {
+        if let Some(k) = self.keys.get_mut(obj.base + obj.len) {
             k.value.1 = end;
         }
+        obj.len += 1;
         false
     }
 
