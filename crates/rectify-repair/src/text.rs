@@ -75,12 +75,15 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
         return None;
     }
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
-    let whole = strict.filter(|_| blank(text.get(..first_solid).unwrap_or("")));
+    // The strict check of the whole text stands for the region's when they differ only by
+    // JSON whitespace (a vertical tab, say, is blank to extraction but not to JSON).
+    let json_blank_lead = blank(text.get(..first_solid).unwrap_or(""));
     for region in &regions {
         region_repair(&mut found.raw, region, first_solid);
         let body = text.get(region.start..region.end).unwrap_or("");
-        let strict = if region.start == first_solid && region.end == text.len() {
-            whole.and_then(|used| used.checked_sub(region.start))
+        let whole = region.start == first_solid && region.end == text.len();
+        let strict = if whole && json_blank_lead {
+            strict.and_then(|used| used.checked_sub(region.start))
         } else {
             strict_prefix(body)
         };

@@ -227,8 +227,10 @@ fn bytes_give_the_same_result() {
     let fuzz_1 = include_bytes!("fixtures/text_path_fuzz_1.bin");
     // Found by the text_path fuzz target.
     let fuzz_2 = include_bytes!("fixtures/text_path_fuzz_2.bin");
+    let fuzz_3 = include_bytes!("fixtures/text_path_fuzz_3.bin");
     for bytes in [
         &fuzz_2[..],
+        &fuzz_3[..],
         &fuzz_1[..],
         &b"{\"a\": \"x\xffy\"}"[..],
         b"\xff",
