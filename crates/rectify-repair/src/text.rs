@@ -92,6 +92,11 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
             break;
         }
     }
+    // Each candidate's text starts where the sink wrote a top-level value; should the two
+    // counts ever differ, the value path answers rather than a wrong choice.
+    if found.values > 1 && found.sink.tops.len() != found.values {
+        return None;
+    }
     Some(finish(text, options, found))
 }
 
