@@ -10,13 +10,15 @@ use crate::log::Log;
 use crate::parser::{Fatal, parse_region};
 use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
 use crate::rules::Rule;
-use crate::select::{Choice, choose};
+use crate::select::{Choice, choose, is_empty, record_choice};
 use crate::{RepairOptions, Repaired, coerce, strict, yaml};
 
 /// Everything found in the text before a value is chosen.
 #[derive(Default)]
 struct Found {
     values: Vec<Value>,
+    /// Where each value is in the text.
+    spans: Vec<(usize, usize)>,
     comma_separated: bool,
     raw: Log,
     fatal: Option<Fatal>,
@@ -126,7 +128,7 @@ fn find(text: &str, options: &RepairOptions) -> Found {
     let first_solid = text.find(|c: char| !c.is_whitespace()).unwrap_or(0);
     for region in regions(text) {
         found.regions += 1;
-        region_repair(&mut found.raw, &region, first_solid);
+        region_repair(&mut found.raw, text, &region, first_solid);
         read_region(text, &region, options, &mut found);
         if found.fatal.is_some() {
             break;
@@ -148,14 +150,15 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
     {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if (tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']))
+        if (tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']', ':']))
             && let Some(Ok(value)) = body.get(..used).map(serde_json::from_str::<Value>)
         {
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.outside(Rule::Prose, at, region.end);
+                found.raw.dropped(Rule::Prose, text, at, region.end);
             }
             found.values.push(value);
+            found.spans.push((region.start, region.start + used));
             return;
         }
     }
@@ -164,14 +167,15 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
     found.truncated |= payload.truncated;
     found.unrecorded += payload.unrecorded;
     found.raw.extend(payload.repairs);
-    found
-        .values
-        .extend(payload.values.into_iter().map(|(v, _, _)| v));
+    for (v, start, end) in payload.values {
+        found.values.push(v);
+        found.spans.push((start, end));
+    }
     found.fatal = payload.fatal;
 }
 
 /// `{\"key\": \"value\"}`: a document escaped as if it sat inside a string. It is
-/// unescaped once and repaired; locations inside it refer to the unescaped text.
+/// unescaped once and repaired; the repairs inside it are located at the whole document.
 fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut Found) {
     let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
     found
@@ -179,20 +183,23 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
         .outside(Rule::EscapedDocument, start, start + body.len());
     let mut payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
     found.truncated |= payload.truncated;
-    payload.repairs.relocate(start);
+    payload.repairs.relocate(start, start + body.len());
     found.raw.extend(payload.repairs);
-    found
-        .values
-        .extend(payload.values.into_iter().map(|(v, _, _)| v));
+    for (v, _, _) in payload.values {
+        found.values.push(v);
+        found.spans.push((start, start + body.len()));
+    }
     found.fatal = payload.fatal;
 }
 
-/// What extracting `region` repaired: its code fence, or the prose before it (`first_solid`
-/// is where the text's first non-blank character is).
-pub(crate) fn region_repair(log: &mut Log, region: &Region, first_solid: usize) {
+/// What extracting `region` of `text` repaired: its code fence, or the prose before it
+/// (`first_solid` is where the text's first non-blank character is).
+pub(crate) fn region_repair(log: &mut Log, text: &str, region: &Region, first_solid: usize) {
     match &region.fence {
         Some(_) => log.outside(Rule::CodeFence, region.start, region.end),
-        None if region.start > first_solid => log.outside(Rule::Prose, first_solid, region.start),
+        None if region.start > first_solid => {
+            log.dropped(Rule::Prose, text, first_solid, region.start);
+        }
         None => {}
     }
 }
@@ -212,7 +219,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         out.diagnostics.push(no_payload(text));
         return out;
     }
-    let value = combine(&mut found, options, &mut out);
+    let value = combine(text, &mut found, options, &mut out);
     if found.values.len() > 1 {
         out.candidates = found.values;
     }
@@ -232,11 +239,31 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
 /// One value out of the candidates (see [`choose`]); a choice among several candidates is
 /// the unsafe repair `extract.multiple_values`. With a schema, the candidate that fits best
 /// stands; several fitting equally well is a warning.
-fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Value {
+fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Value {
     if found.values.len() == 1 {
         return found.values.pop().unwrap_or(Value::Null);
     }
-    found.raw.outside(Rule::MultipleValues, 0, 0);
+    let choice = choice(found, options, out);
+    let values = &found.values;
+    record_choice(
+        &mut found.raw,
+        text,
+        &found.spans,
+        |i| choice.keeps(i),
+        |i| values.get(i).is_none_or(is_empty),
+    );
+    match choice {
+        Choice::One(i) => found.values.get(i).cloned().unwrap_or(Value::Null),
+        Choice::List(ix) => Value::Array(
+            ix.into_iter()
+                .filter_map(|i| found.values.get(i).cloned())
+                .collect(),
+        ),
+    }
+}
+
+/// Which candidates stand: the one that fits the schema best, or as [`choose`] decides.
+fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice {
     if options.schema.is_some()
         && let Some((i, tied)) = coerce::best_candidate(&found.values, options)
     {
@@ -250,16 +277,9 @@ fn combine(found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Va
                 .source("repair"),
             );
         }
-        return found.values.get(i).cloned().unwrap_or(Value::Null);
+        return Choice::One(i);
     }
-    match choose(&found.values, found.comma_separated) {
-        Choice::One(i) => found.values.get(i).cloned().unwrap_or(Value::Null),
-        Choice::List(ix) => Value::Array(
-            ix.into_iter()
-                .filter_map(|i| found.values.get(i).cloned())
-                .collect(),
-        ),
-    }
+    choose(&found.values, found.comma_separated)
 }
 
 /// The error that stopped the parse, located.

@@ -24,7 +24,7 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         return Vec::new();
     };
     let lead = text.as_bytes()[first];
-    if matches!(lead, b'{' | b'[') {
+    if matches!(lead, b'{' | b'[') || opening_bracket_missing(text.as_bytes(), first) {
         return vec![Region {
             start: first,
             end: text.len(),
@@ -48,6 +48,58 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         })
         .into_iter()
         .collect()
+}
+
+/// True when the text at `at` starts like a document whose opening bracket is missing: a
+/// member (see [`member_at`]), or a string or number followed by a comma.
+fn opening_bracket_missing(b: &[u8], at: usize) -> bool {
+    if member_at(b, at) {
+        return true;
+    }
+    match b.get(at) {
+        Some(b'"') => quoted_end(b, at).is_some_and(|end| solid_at(b, end) == Some(b',')),
+        Some(c) if c.is_ascii_digit() || *c == b'-' => {
+            let rest = b.get(at + 1..).unwrap_or_default();
+            let len = rest
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'+'))
+                .count();
+            len < 32 && solid_at(b, at + 1 + len) == Some(b',')
+        }
+        _ => false,
+    }
+}
+
+/// True when a member of an object starts at `at`: `"key":` or `key":` (a key whose opening
+/// quote is missing).
+pub(crate) fn member_at(b: &[u8], at: usize) -> bool {
+    match b.get(at) {
+        Some(b'"') => quoted_end(b, at).is_some_and(|end| solid_at(b, end) == Some(b':')),
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+            let rest = b.get(at..).unwrap_or_default();
+            let len = rest
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-'))
+                .count();
+            len <= 64 && b.get(at + len) == Some(&b'"') && solid_at(b, at + len + 1) == Some(b':')
+        }
+        _ => false,
+    }
+}
+
+/// One past the closing quote of the one-line string opened at `at` (within 256 bytes).
+fn quoted_end(b: &[u8], at: usize) -> Option<usize> {
+    let rest = b.get(at + 1..(at + 257).min(b.len()))?;
+    let i = rest.iter().position(|&c| matches!(c, b'"' | b'\n'))?;
+    (rest.get(i) == Some(&b'"')).then_some(at + 2 + i)
+}
+
+/// The first byte at or after `at` that is not ASCII whitespace.
+fn solid_at(b: &[u8], at: usize) -> Option<u8> {
+    b.get(at..)?
+        .iter()
+        .copied()
+        .find(|c| !c.is_ascii_whitespace())
 }
 
 /// Every non-empty code fence, in order; an unclosed fence runs to the end of the text.

@@ -67,6 +67,13 @@ impl Log {
         self.push(rule, (start, end), |_| {}, "", "");
     }
 
+    /// A repair that drops the text `start..end` around the value (prose): no pointer, the
+    /// dropped text as its snippet.
+    pub fn dropped(&mut self, rule: Rule, text: &str, start: usize, end: usize) {
+        let before = text.get(start..end).unwrap_or("").trim_end();
+        self.push(rule, (start, end), |_| {}, before, "");
+    }
+
     fn slot(&mut self, write: impl FnOnce(&mut String)) -> Slot {
         let start = self.text.len();
         write(&mut self.text);
@@ -114,12 +121,12 @@ impl Log {
         self.entries.iter().map(|r| r.rule)
     }
 
-    /// Moves every repair to the byte range `at..at` (repairs made inside an unescaped
-    /// copy of the text).
-    pub fn relocate(&mut self, at: usize) {
+    /// Moves every repair to the byte range `start..end` (repairs made inside an unescaped
+    /// copy of that text).
+    pub fn relocate(&mut self, start: usize, end: usize) {
         for r in &mut self.entries {
-            r.span.start = at;
-            r.span.end = at;
+            r.span.start = start;
+            r.span.end = end;
         }
     }
 

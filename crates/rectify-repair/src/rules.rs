@@ -51,7 +51,7 @@ rules! {
     MissingClosingBracket => "json.missing_closing_bracket", Safe, "Closes brackets left open at the end of the text.";
     ExtraClosingBracket => "json.extra_closing_bracket", Safe, "Drops a closing bracket that closes nothing.";
     MismatchedBracket => "json.mismatched_bracket", Safe, "Replaces a closing bracket of the wrong kind.";
-    MissingOpeningBrace => "json.missing_opening_brace", Unsafe, "Wraps `\"key\": value` found in an array into an object.";
+    MissingOpeningBrace => "json.missing_opening_brace", Unsafe, "Wraps `\"key\": value` found in an array or at the start of the text into an object.";
     UnquotedKey => "json.unquoted_key", Safe, "Quotes an object key written without quotes.";
     UnquotedValue => "json.unquoted_value", Safe, "Quotes a one-word value written without quotes.";
     UnquotedText => "json.unquoted_text", Unsafe, "Quotes several words of unquoted text as one string.";
@@ -61,7 +61,7 @@ rules! {
     UnescapedQuote => "json.unescaped_quote", Unsafe, "Escapes a quote inside a string that did not end it.";
     MissingClosingQuote => "json.missing_closing_quote", Unsafe, "Ends a string that ran into the next member.";
     UnterminatedString => "json.unterminated_string", Safe, "Ends a string cut off by the end of the text.";
-    MissingOpeningQuote => "json.missing_opening_quote", Unsafe, "Drops a stray closing quote after an unquoted value.";
+    MissingOpeningQuote => "json.missing_opening_quote", Unsafe, "Drops a stray closing quote after an unquoted value or key.";
     DoubledQuote => "json.doubled_quote", Unsafe, "Reads `\"\"x\"\"` as `\"x\"`.";
     ControlCharacter => "json.control_character", Safe, "Escapes a raw control character inside a string.";
     InvalidEscape => "json.invalid_escape", Safe, "Keeps an invalid escape such as `\\s` as literal text.";

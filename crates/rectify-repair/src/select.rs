@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+use crate::log::Log;
+use crate::rules::Rule;
+
 /// How several candidates are turned into one value.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Choice {
@@ -9,6 +12,38 @@ pub(crate) enum Choice {
     One(usize),
     /// The candidates form a list (`a, b` at the top level, or values of different kinds).
     List(Vec<usize>),
+}
+
+impl Choice {
+    /// True when candidate `i` is part of the value.
+    pub(crate) fn keeps(&self, i: usize) -> bool {
+        match self {
+            Choice::One(one) => *one == i,
+            Choice::List(ix) => ix.contains(&i),
+        }
+    }
+}
+
+/// Records `extract.multiple_values` for a choice among the candidates of `text` at
+/// `spans`: once for the whole text when no candidate that carries something is left out,
+/// otherwise once for each such candidate, with its text as the snippet.
+pub(crate) fn record_choice(
+    log: &mut Log,
+    text: &str,
+    spans: &[(usize, usize)],
+    kept: impl Fn(usize) -> bool,
+    empty: impl Fn(usize) -> bool,
+) {
+    let mut dropped = false;
+    for (i, &(start, end)) in spans.iter().enumerate() {
+        if !kept(i) && !empty(i) {
+            log.dropped(Rule::MultipleValues, text, start, end);
+            dropped = true;
+        }
+    }
+    if !dropped {
+        log.outside(Rule::MultipleValues, 0, 0);
+    }
 }
 
 /// True for `{}`, `[]` and `""`: candidates that carry nothing.
@@ -58,6 +93,11 @@ fn kind(v: &Value) -> Kind {
 }
 
 /// The kind of a value from its JSON text (compact or indented).
+/// True for the JSON text of a candidate that carries nothing (see [`is_empty`]).
+pub(crate) fn is_empty_text(text: &str) -> bool {
+    text_kind(text).empty
+}
+
 fn text_kind(text: &str) -> Kind {
     let type_byte = match text.as_bytes().first() {
         Some(b'f') => b't',

@@ -18,13 +18,15 @@ use crate::log::Log;
 use crate::parser::{Fatal, Payload, TextSink, parse_region_with};
 use crate::policy::{no_payload, refusals, refused, truncated, unrecorded};
 use crate::rules::Rule;
-use crate::select::{Choice, choose_texts};
+use crate::select::{Choice, choose_texts, is_empty_text, record_choice};
 use crate::{RepairOptions, RepairedText, Repairs};
 
 /// What the regions of the text held, the value's text in `sink`.
 struct Found {
     sink: TextSink,
     values: usize,
+    /// Where each value is in the text.
+    spans: Vec<(usize, usize)>,
     comma_separated: bool,
     raw: Log,
     fatal: Option<Fatal>,
@@ -47,6 +49,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     let mut found = Found {
         sink: TextSink::new(text.len() + text.len() / 8 + 16, pretty),
         values: 0,
+        spans: Vec::new(),
         comma_separated: false,
         raw: Log::default(),
         fatal: None,
@@ -79,7 +82,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
     // JSON whitespace (a vertical tab, say, is blank to extraction but not to JSON).
     let json_blank_lead = blank(text.get(..first_solid).unwrap_or(""));
     for region in &regions {
-        region_repair(&mut found.raw, region, first_solid);
+        region_repair(&mut found.raw, text, region, first_solid);
         let body = text.get(region.start..region.end).unwrap_or("");
         let whole = region.start == first_solid && region.end == text.len();
         let strict = if whole && json_blank_lead {
@@ -123,11 +126,11 @@ fn read_region(
     if let Some(used) = strict {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']']) {
+        if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']', ':']) {
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.outside(Rule::Prose, at, region.end);
+                found.raw.dropped(Rule::Prose, text, at, region.end);
             }
             return Some(());
         }
@@ -140,6 +143,9 @@ fn read_region(
         &mut found.sink,
     );
     found.values += payload.values.len();
+    found
+        .spans
+        .extend(payload.values.iter().map(|&((), s, e)| (s, e)));
     if payload.bailed || found.sink.failed {
         return None;
     }
@@ -163,6 +169,9 @@ fn clean_value(
 ) -> Option<()> {
     let payload = parse_region_with(text, start, end, options.max_depth, &mut found.sink);
     found.values += payload.values.len();
+    found
+        .spans
+        .extend(payload.values.iter().map(|&((), s, e)| (s, e)));
     let clean = is_clean(&payload) && !found.sink.failed;
     clean.then_some(())
 }
@@ -194,9 +203,19 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         out.diagnostics.push(no_payload(text));
         return out;
     }
-    if found.values > 1 {
-        found.raw.outside(Rule::MultipleValues, 0, 0);
-    }
+    let choice = (found.values > 1).then(|| {
+        let sink = &found.sink;
+        let texts: Vec<&str> = (0..found.values).map(|i| sink.top(i)).collect();
+        let choice = choose_texts(&texts, found.comma_separated);
+        record_choice(
+            &mut found.raw,
+            text,
+            &found.spans,
+            |i| choice.keeps(i),
+            |i| texts.get(i).is_none_or(|t| is_empty_text(t)),
+        );
+        choice
+    });
     let refusing = found.raw.rules().any(|r| refused(r, options));
     if !found.raw.is_empty() || found.truncated {
         let doc = Locator::new(text);
@@ -212,24 +231,17 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
     if refusing {
         out.diagnostics.extend(refusals(&out.repairs, options));
     } else {
-        out.json = Some(chosen(found));
+        out.json = Some(chosen(found.sink, choice));
     }
     out
 }
 
-/// The value's text; with several candidates, what `engine::combine` chooses.
-fn chosen(found: Found) -> String {
-    let sink = found.sink;
-    if found.values < 2 {
-        return sink.into_text();
-    }
-    let texts: Vec<&str> = (0..found.values).map(|i| sink.top(i)).collect();
-    match choose_texts(&texts, found.comma_separated) {
-        Choice::One(i) => texts.get(i).copied().unwrap_or("null").to_owned(),
-        Choice::List(ix) => list(
-            ix.iter().filter_map(|&i| texts.get(i).copied()),
-            sink.pretty(),
-        ),
+/// The value's text; with several candidates, the `choice` `engine::combine` makes.
+fn chosen(sink: TextSink, choice: Option<Choice>) -> String {
+    match choice {
+        None => sink.into_text(),
+        Some(Choice::One(i)) => sink.top(i).to_owned(),
+        Some(Choice::List(ix)) => list(ix.iter().map(|&i| sink.top(i)), sink.pretty()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Objects: missing and extra commas, colons and braces, unquoted keys, set-like objects.
 
 use super::string::closes;
-use super::{Ctx, Parser, Seg, Sink, bracket};
+use super::{Ctx, Parser, Seg, Sink, WINDOW, bracket};
 use crate::rules::Rule;
 
 impl<S: Sink> Parser<'_, '_, S> {
@@ -58,6 +58,10 @@ impl<S: Sink> Parser<'_, '_, S> {
                     self.pos += 1;
                     self.record(Rule::StrayText, at, at + 1, "");
                 }
+                Some(b'{') if self.in_array_object() => {
+                    self.close_before_object(at);
+                    return;
+                }
                 Some(b'[' | b'{') => self.value_in_key_position(map, at),
                 _ => self.member(map, set),
             }
@@ -86,6 +90,32 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         self.record(Rule::MismatchedBracket, at, at + 1, wanted);
         true
+    }
+
+    /// True when the innermost container is an object inside an array.
+    fn in_array_object(&self) -> bool {
+        let n = self.stack.len();
+        n >= 2 && self.stack[n - 1] == b'{' && self.stack[n - 2] == b'['
+    }
+
+    /// `[{"x": 1, {"x": 2}]`: an object starts where a key should be, inside an object in
+    /// an array; the current object was not closed. It closes before the comma that ended
+    /// its last member (which then separates the elements), or before the `{`.
+    fn close_before_object(&mut self, at: usize) {
+        let before = self.b.get(..at).unwrap_or_default();
+        let blank = before
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let comma = at - blank;
+        let close = if comma > 0 && self.byte_at(comma - 1) == Some(b',') {
+            comma - 1
+        } else {
+            at
+        };
+        self.record(Rule::MissingClosingBracket, close, close, "}");
+        self.pos = close;
     }
 
     /// A comma where no value precedes it: leading, doubled or trailing.
@@ -187,6 +217,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 true
             }
             Some(b'}' | b']' | b')') | None => false,
+            Some(b'{') if self.in_array_object() => false,
             Some(_) => {
                 self.record(Rule::MissingComma, self.pos, self.pos, ",");
                 false
@@ -214,19 +245,75 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.record(Rule::StrayText, start, self.pos, "");
             return None;
         }
+        let word = self.first_word_before_quote(word);
         let word_end = start + word.len();
         self.pos = word_end;
         if let Some((q, _)) = self.next_solid(word_end)
             && self.quote_at(q).is_some()
         {
-            self.record(Rule::StrayText, start, q, "");
-            self.pos = q;
-            return Some((self.string(Ctx::Key), true));
+            if q == word_end && self.byte_at(q) == Some(b'"') && self.colon_after(q + 1) {
+                // `name":` — the key's opening quote is missing.
+                self.pos = q + 1;
+                self.record(
+                    Rule::MissingOpeningQuote,
+                    start,
+                    self.pos,
+                    &quoted_key(word),
+                );
+                return Some((self.owned_key(word), true));
+            }
+            let closed = self.quoted_end(q);
+            if closed.is_none_or(|end| self.colon_after(end)) {
+                // `COMMENT "key":` — words before the key.
+                self.record(Rule::StrayText, start, q, "");
+                self.pos = q;
+                return Some((self.string(Ctx::Key), true));
+            }
+            // `k 'v'` — a key whose colon is missing; the quoted text is its value.
         }
+        self.record(Rule::UnquotedKey, start, word_end, &quoted_key(word));
+        Some((self.owned_key(word), false))
+    }
+
+    fn owned_key(&mut self, word: &str) -> String {
         let mut key = self.sink.scratch();
         key.push_str(word);
-        let quoted = serde_json::Value::String(word.to_owned()).to_string();
-        self.record(Rule::UnquotedKey, start, word_end, &quoted);
-        Some((key, false))
+        key
     }
+
+    /// `k 'v'`: the first word of an unquoted key when blank and a quote follow it (the
+    /// key's colon is missing); otherwise the whole `word`.
+    fn first_word_before_quote<'w>(&self, word: &'w str) -> &'w str {
+        let Some(blank) = word.find(char::is_whitespace) else {
+            return word;
+        };
+        let rest = word.get(blank..).unwrap_or("").trim_start();
+        let at = self.pos + (word.len() - rest.len());
+        if self.quote_at(at).is_some() {
+            word.get(..blank).unwrap_or(word)
+        } else {
+            word
+        }
+    }
+
+    /// True when the next solid byte at or after `at` is `:`.
+    fn colon_after(&self, at: usize) -> bool {
+        self.next_solid(at).is_some_and(|(_, b)| b == b':')
+    }
+
+    /// One past the quote closing the string opened at `q`, when it closes within the
+    /// window.
+    fn quoted_end(&self, q: usize) -> Option<usize> {
+        let (quote, len) = self.quote_at(q)?;
+        let limit = (q + WINDOW).min(self.b.len());
+        (q + len..limit).find_map(|i| match self.quote_at(i) {
+            Some((other, n)) if other == quote => Some(i + n),
+            _ => None,
+        })
+    }
+}
+
+/// `word` as a JSON string.
+fn quoted_key(word: &str) -> String {
+    serde_json::Value::String(word.to_owned()).to_string()
 }

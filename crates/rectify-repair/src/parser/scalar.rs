@@ -57,12 +57,13 @@ impl<S: Sink> Parser<'_, '_, S> {
     /// End of an unquoted token: up to a delimiter of the context, with brackets inside the
     /// token balanced (`words{in braces}`).
     fn scan_token(&self, ctx: Ctx) -> usize {
-        let numeric = self
-            .peek()
-            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'));
+        let number_byte = |b: u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.');
+        // A number ends at a blank; text that only starts with digits (`404abc def`) does not.
+        let mut numeric = self.peek().is_some_and(number_byte);
         let mut nest = 0usize;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
+            numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_') || b.is_ascii_whitespace();
             match b {
                 b'{' | b'[' => nest += 1,
                 b'}' | b']' if nest > 0 => nest -= 1,

@@ -291,7 +291,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         let glued = self.byte_at(after).is_some_and(is_word_byte);
         match st.ctx {
             Ctx::Key => {
-                return if glued {
+                return if glued && !self.value_glued(after) {
                     Decision::Inner
                 } else {
                     Decision::Close
@@ -331,6 +331,23 @@ impl<S: Sink> Parser<'_, '_, S> {
         } else {
             Decision::Inner
         }
+    }
+
+    /// True when a number or a keyword that ends there starts at `at`, right after a key's
+    /// quote: `"a"5}` or `"a"true,` is a key whose colon is missing, not a quote inside it.
+    fn value_glued(&self, at: usize) -> bool {
+        let rest = self.b.get(at..).unwrap_or_default();
+        let word = rest.iter().take_while(|&&c| is_word_byte(c)).count();
+        let ends = matches!(
+            rest.get(word),
+            None | Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+        );
+        let text = rest.get(..word).unwrap_or_default();
+        ends && (text.iter().all(u8::is_ascii_digit)
+            || matches!(
+                text,
+                b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
+            ))
     }
 
     /// A closing quote alone on its line: the line break before it is layout, not content.

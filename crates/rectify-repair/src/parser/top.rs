@@ -12,7 +12,8 @@ use crate::rules::Rule;
 pub(crate) struct Payload<V = Value> {
     /// Top-level values with their byte ranges.
     pub values: Vec<(V, usize, usize)>,
-    /// True when the values were separated by commas (a list missing its brackets).
+    /// True when the values were separated by commas (a list missing its brackets) or
+    /// written on lines of their own (newline-delimited JSON): they form a list.
     pub comma_separated: bool,
     pub repairs: Log,
     /// Repairs applied beyond the recording limit.
@@ -84,6 +85,16 @@ pub(crate) fn parse_region_with<S: Sink>(
             None => break,
         }
         after_comma = false;
+        if let Some(&(_, _, end)) = out.values.last()
+            && p.b.get(end..at).is_some_and(|gap| gap.contains(&b'\n'))
+        {
+            out.comma_separated = true;
+        }
+        if first && crate::extract::member_at(p.b, at) {
+            let v = braceless_object(&mut p, at);
+            out.values.push((v, at, p.pos));
+            continue;
+        }
         match p.value(Ctx::Top) {
             Some(v) => out.values.push((v, at, p.pos)),
             None if p.pos == at => {
@@ -134,6 +145,20 @@ fn merge_members<S: Sink>(
     p.sink.close_reopened(value, map);
     *end = p.pos;
     true
+}
+
+/// `"key": value, ...}`: a document whose opening brace is missing.
+fn braceless_object<S: Sink>(p: &mut Parser<'_, '_, S>, at: usize) -> S::Val {
+    p.record(Rule::MissingOpeningBrace, at, at, "{");
+    if !p.open(b'{') {
+        return p.sink.null();
+    }
+    let mut map = p.sink.begin_object();
+    let mut set = Vec::new();
+    p.members(&mut map, &mut set);
+    p.stack.pop();
+    p.sink.add_nulls(&mut map, set);
+    p.sink.end_object(map)
 }
 
 fn bare_key_at<S: Sink>(p: &Parser<'_, '_, S>, mut i: usize) -> bool {
