@@ -56,17 +56,22 @@ fn run_inner(text: &str, options: &RepairOptions) -> Repaired {
     finish(text, options, found)
 }
 
-/// A YAML payload; one that is really JSON goes to the JSON repair.
+/// A YAML payload: read strictly first, so valid YAML comes back as the reader reads it
+/// with no repair; repaired only when that fails. One that the reader fails on and that
+/// starts like JSON goes to the JSON repair.
 fn run_yaml(text: &str, (start, end): (usize, usize), options: &RepairOptions) -> Repaired {
     let body = text.get(start..end).unwrap_or("");
-    if body.trim_start().starts_with(['{', '[']) {
-        let json = RepairOptions {
-            format: Some(Format::Json),
-            ..options.clone()
-        };
-        return run(text, &json);
-    }
-    let mut out = yaml::run(text, (start, end), options);
+    let mut out = match yaml::strict(text, (start, end), options) {
+        Some(out) => out,
+        None if body.trim_start().starts_with(['{', '[']) => {
+            let json = RepairOptions {
+                format: Some(Format::Json),
+                ..options.clone()
+            };
+            return run(text, &json);
+        }
+        None => yaml::run(text, (start, end), options),
+    };
     coerce::apply_to(&mut out, options);
     enforce(&mut out, options);
     out

@@ -1,11 +1,13 @@
-//! YAML payloads: fenced YAML (or any text when the format is given as YAML), with a
-//! line-based pre-pass for two common model mistakes — tabs used for indentation
-//! (`yaml.tabs`) and plain values containing `: ` (`yaml.colon_in_value`) — before the
-//! document is read by `rectify_parse`'s YAML reader. A YAML answer that is really JSON goes
-//! to the JSON repair. Deeper YAML repair (unbalanced flow collections, broken block
-//! scalars) is not attempted: the reader's diagnostics are passed on.
+//! YAML payloads: fenced YAML (or any text when the format is given as YAML). The payload is
+//! read strictly first: valid YAML comes back as `rectify_parse`'s reader reads it, with no
+//! repair. Only when that fails does a line-based pre-pass fix two common model mistakes —
+//! tabs used for indentation (`yaml.tabs`) and plain values containing `: `
+//! (`yaml.colon_in_value`, quoted values left alone) — skipping block scalars. A payload the
+//! reader fails on that starts like JSON goes to the JSON repair. Deeper YAML repair
+//! (unbalanced flow collections, broken block scalars) is not attempted: the reader's
+//! diagnostics are passed on.
 
-use rectify_core::{Document, Format, Location, Repair, SpanMap};
+use rectify_core::{Diagnostic, Document, Format, Location, Repair, SpanMap};
 use rectify_parse::{Limits, read};
 use serde_json::Value;
 
@@ -31,6 +33,55 @@ pub(crate) fn payload(text: &str, options: &RepairOptions) -> Option<(usize, usi
     }
 }
 
+/// The YAML in `text[start..end]` read as it is, when the reader reads it without error:
+/// valid YAML is never rewritten. `None` when it must be repaired.
+pub(crate) fn strict(
+    text: &str,
+    (start, end): (usize, usize),
+    options: &RepairOptions,
+) -> Option<Repaired> {
+    let body = text.get(start..end).unwrap_or("");
+    let parsed = read(body.to_owned(), Format::Yaml, &limits(options));
+    if parsed.diagnostics.iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    let value = parsed.document?.value;
+    let doc = Document::new(
+        Format::Yaml,
+        text.to_owned(),
+        Value::Null,
+        SpanMap::default(),
+    );
+    Some(Repaired {
+        value: Some(value),
+        repairs: fence(&doc, text, start, end).into_iter().collect(),
+        diagnostics: parsed.diagnostics,
+        format: Some(Format::Yaml),
+        ..Repaired::default()
+    })
+}
+
+fn limits(options: &RepairOptions) -> Limits {
+    Limits {
+        max_depth: options.max_depth,
+        ..Limits::default()
+    }
+}
+
+/// The `extract.code_fence` repair when the payload is not the whole text.
+fn fence(doc: &Document, text: &str, start: usize, end: usize) -> Option<Repair> {
+    (start > 0 || end < text.len()).then(|| {
+        repair(
+            doc,
+            Rule::CodeFence,
+            start,
+            start,
+            String::new(),
+            String::new(),
+        )
+    })
+}
+
 /// Repairs and reads the YAML in `text[start..end]`.
 pub(crate) fn run(text: &str, (start, end): (usize, usize), options: &RepairOptions) -> Repaired {
     let body = text.get(start..end).unwrap_or("");
@@ -40,28 +91,19 @@ pub(crate) fn run(text: &str, (start, end): (usize, usize), options: &RepairOpti
         Value::Null,
         SpanMap::default(),
     );
-    let mut repairs = Vec::new();
-    if start > 0 || end < text.len() {
-        repairs.push(repair(
-            &doc,
-            Rule::CodeFence,
-            start,
-            start,
-            String::new(),
-            String::new(),
-        ));
-    }
+    let mut repairs: Vec<Repair> = fence(&doc, text, start, end).into_iter().collect();
     let mut fixed = String::with_capacity(body.len() + 16);
     let mut at = start;
+    let mut block: Option<usize> = None;
     for line in body.split_inclusive('\n') {
-        fixed.push_str(&fix_line(&doc, line, at, &mut repairs));
+        if in_block_scalar(&mut block, line) {
+            fixed.push_str(line);
+        } else {
+            fixed.push_str(&fix_line(&doc, line, at, &mut repairs));
+        }
         at += line.len();
     }
-    let limits = Limits {
-        max_depth: options.max_depth,
-        ..Limits::default()
-    };
-    let parsed = read(fixed, Format::Yaml, &limits);
+    let parsed = read(fixed, Format::Yaml, &limits(options));
     Repaired {
         value: parsed.document.map(|d| d.value),
         repairs,
@@ -81,6 +123,39 @@ fn repair(
 ) -> Repair {
     let location = Location::from_span(doc.span(start, end));
     Repair::new(rule.code(), location, before, after, rule.applicability())
+}
+
+/// True when `line` is content of a block scalar (`key: |` or `key: >` and the lines
+/// indented deeper than that key): left as it is, tabs included. `block` holds the
+/// indentation of the line that opened the scalar.
+fn in_block_scalar(block: &mut Option<usize>, line: &str) -> bool {
+    let content = line.trim_end_matches(['\n', '\r']);
+    let indent = content.len() - content.trim_start_matches([' ', '\t']).len();
+    if let Some(opener) = *block {
+        if content.trim().is_empty() || indent > opener {
+            return true;
+        }
+        *block = None;
+    }
+    if opens_block(content) {
+        *block = Some(indent);
+    }
+    false
+}
+
+/// True when a line ends with a block scalar indicator (`|`, `>-`, `|2+` ...) after a key,
+/// a `-`, a tag or an anchor, or alone.
+fn opens_block(content: &str) -> bool {
+    let head = content.split(" #").next().unwrap_or("").trim();
+    let (before, last) = head.rsplit_once(' ').unwrap_or(("", head));
+    let indicator = last
+        .strip_prefix(['|', '>'])
+        .is_some_and(|rest| rest.bytes().all(|b| matches!(b, b'-' | b'+' | b'1'..=b'9')));
+    let prop = before
+        .rsplit(' ')
+        .next()
+        .is_some_and(|t| t.starts_with(['!', '&']));
+    indicator && (before.is_empty() || before.ends_with([':', '-']) || prop)
 }
 
 /// One line with leading tabs expanded and a plain value containing `: ` quoted.

@@ -59,12 +59,21 @@ fn plain_values_containing_colon_space_are_quoted() {
 }
 
 #[test]
-fn json_inside_a_yaml_fence_goes_to_the_json_repair() {
+fn json_inside_a_yaml_fence_goes_to_the_json_repair_when_the_yaml_reader_fails() {
+    let text = "```yaml\n{'a': 1, \"b\": [1, 2}\n```";
+    let out = repair(text, &RepairOptions::default());
+    assert_eq!(out.value.clone().unwrap(), json!({"a": 1, "b": [1, 2]}));
+    assert_eq!(out.format, Some(Format::Json));
+    assert!(codes(&out).contains(&"json.single_quotes"));
+}
+
+#[test]
+fn a_flow_document_the_yaml_reader_reads_is_yaml() {
     let text = "```yaml\n{'a': 1,}\n```";
     let out = repair(text, &RepairOptions::default());
     assert_eq!(out.value.clone().unwrap(), json!({"a": 1}));
-    assert_eq!(out.format, Some(Format::Json));
-    assert!(codes(&out).contains(&"json.single_quotes"));
+    assert_eq!(out.format, Some(Format::Yaml));
+    assert_eq!(codes(&out), vec!["extract.code_fence"]);
 }
 
 #[test]
@@ -91,4 +100,18 @@ fn strict_refuses_yaml_repairs() {
     let out = repair(text, &options);
     assert!(out.value.is_none());
     assert!(out.diagnostics.iter().any(|d| d.code == "repair.strict"));
+}
+
+#[test]
+fn a_repair_leaves_block_scalars_alone() {
+    let text = "a:\n\tb: 1\ntext: |\n  x\n  \ty: z: w\nnext: 2\n";
+    let out = repair(
+        text,
+        &RepairOptions::default().with_format(Some(Format::Yaml)),
+    );
+    assert_eq!(
+        out.value.clone().unwrap(),
+        json!({"a": {"b": 1}, "text": "x\n\ty: z: w\n", "next": 2})
+    );
+    assert_eq!(codes(&out), vec!["yaml.tabs"]);
 }
