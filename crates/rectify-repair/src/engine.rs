@@ -155,7 +155,7 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
     {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if (tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']', ':']))
+        if (tail.is_empty() || !strict::continues(tail))
             && let Some(Ok(value)) = body.get(..used).map(serde_json::from_str::<Value>)
         {
             if !tail.is_empty() {

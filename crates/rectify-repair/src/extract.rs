@@ -23,8 +23,14 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
     let Some(first) = text.find(|c: char| !c.is_whitespace()) else {
         return Vec::new();
     };
-    let lead = text.as_bytes()[first];
-    if matches!(lead, b'{' | b'[') || opening_bracket_missing(text.as_bytes(), first) {
+    // A byte order mark is white space: the payload after it starts at the mark, which
+    // the parser skips and records.
+    let solid = match text.get(first..).and_then(|t| t.strip_prefix('\u{feff}')) {
+        Some(rest) => text.len() - rest.trim_start().len(),
+        None => first,
+    };
+    let lead = text.as_bytes().get(solid).copied().unwrap_or(b' ');
+    if matches!(lead, b'{' | b'[') || opening_bracket_missing(text.as_bytes(), solid) {
         return vec![Region {
             start: first,
             end: text.len(),

@@ -66,6 +66,7 @@ rules! {
     ControlCharacter => "json.control_character", Safe, "Escapes a raw control character inside a string.";
     InvalidEscape => "json.invalid_escape", Safe, "Keeps an invalid escape such as `\\s` as literal text.";
     Comment => "json.comment", Safe, "Removes a `//`, `/* */` or `#` comment.";
+    UnicodeWhitespace => "json.unicode_whitespace", Safe, "Removes Unicode white space (no-break, ideographic, zero-width space, BOM) between tokens.";
     PythonLiteral => "json.python_literal", Safe, "Turns `True`, `False` and `None` into `true`, `false` and `null`.";
     KeywordCase => "json.keyword_case", Safe, "Lowercases `TRUE`, `Null` and other miscased keywords.";
     Undefined => "json.undefined", Safe, "Turns JavaScript `undefined` into `null`.";

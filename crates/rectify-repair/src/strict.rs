@@ -247,6 +247,22 @@ fn key(b: &[u8], i: usize) -> Option<usize> {
     (b.get(i) == Some(&b':')).then(|| skip_ws(b, i + 1))
 }
 
+/// True when the text after a valid first value goes on with more structure (another value,
+/// a comma, a bracket or a colon), after white space and comments: the text is then read
+/// leniently as a whole instead of as a value followed by prose.
+pub(crate) fn continues(tail: &str) -> bool {
+    let mut rest = tail.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.split_once('\n').map_or("", |(_, r)| r).trim_start();
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        } else {
+            return rest.starts_with(['{', '[', ',', '}', ']', ':']);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,7 +126,7 @@ fn read_region(
     if let Some(used) = strict {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if tail.is_empty() || !tail.starts_with(['{', '[', ',', '}', ']', ':']) {
+        if tail.is_empty() || !crate::strict::continues(tail) {
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());

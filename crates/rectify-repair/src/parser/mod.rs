@@ -207,20 +207,69 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
         n >= 2 && self.stack[..n - 1].contains(&opener)
     }
 
-    /// Skips whitespace and comments, recording each comment.
+    /// Skips whitespace and comments, recording each comment, each run of Unicode white
+    /// space and each code fence inside brackets.
     pub fn skip_blank(&mut self) {
         loop {
             while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t' | 0x0c)) {
                 self.pos += 1;
             }
             let start = self.pos;
-            match (self.peek(), self.byte_at(self.pos + 1)) {
-                (Some(b'/'), Some(b'/')) | (Some(b'#'), _) => self.skip_line(),
-                (Some(b'/'), Some(b'*')) => self.skip_block_comment(),
+            let rule = match (self.peek(), self.byte_at(self.pos + 1)) {
+                (Some(b'/'), Some(b'/')) | (Some(b'#'), _) => {
+                    self.skip_line();
+                    Rule::Comment
+                }
+                (Some(b'/'), Some(b'*')) => {
+                    self.skip_block_comment();
+                    Rule::Comment
+                }
+                (Some(0xC2 | 0xE2 | 0xE3 | 0xEF), _) if self.unicode_space(start) > 0 => {
+                    while let n @ 1.. = self.unicode_space(self.pos) {
+                        self.pos += n;
+                    }
+                    Rule::UnicodeWhitespace
+                }
+                (Some(b'`'), _) if self.inner_fence() => Rule::CodeFence,
                 _ => return,
-            }
-            self.record(Rule::Comment, start, self.pos, "");
+            };
+            self.record(rule, start, self.pos, "");
         }
+    }
+
+    /// Length of a Unicode white space character at `at` that JSON does not allow (no-break
+    /// space, U+2000–U+200B, narrow no-break, medium mathematical, ideographic space, BOM),
+    /// 0 when there is none.
+    fn unicode_space(&self, at: usize) -> usize {
+        match self.b.get(at..at + 3) {
+            Some(
+                [0xE2, 0x80, 0x80..=0x8B | 0xAF]
+                | [0xE2, 0x81, 0x9F]
+                | [0xE3, 0x80, 0x80]
+                | [0xEF, 0xBB, 0xBF],
+            ) => 3,
+            _ if self.b.get(at..at + 2) == Some(&[0xC2, 0xA0]) => 2,
+            _ => 0,
+        }
+    }
+
+    /// At ```` ``` ```` inside brackets: a code fence around or inside the payload
+    /// (```` [```json\n{...}\n```] ````) when JSON follows it; skipped (true) or not.
+    fn inner_fence(&mut self) -> bool {
+        if self.stack.is_empty() || self.b.get(self.pos..self.pos + 3) != Some(b"```") {
+            return false;
+        }
+        let mut end = self.pos + 3;
+        while self.byte_at(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
+            end += 1;
+        }
+        let json_follows = self.next_solid(end).is_some_and(|(_, b)| {
+            matches!(b, b'{' | b'[' | b'}' | b']' | b'"' | b',') || b.is_ascii_digit()
+        });
+        if json_follows {
+            self.pos = end;
+        }
+        json_follows
     }
 
     fn skip_line(&mut self) {

@@ -63,7 +63,16 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mut nest = 0usize;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
+            let next = self.byte_at(i + 1);
+            let comment = b == b'/'
+                && (next == Some(b'*')
+                    || (next == Some(b'/')
+                        && (numeric || i == self.pos || self.byte_at(i - 1) == Some(b' '))));
+            let bracket = numeric && matches!(b, b'{' | b'[');
             numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_') || b.is_ascii_whitespace();
+            if comment || bracket {
+                break;
+            }
             match b {
                 b'{' | b'[' => nest += 1,
                 b'}' | b']' if nest > 0 => nest -= 1,

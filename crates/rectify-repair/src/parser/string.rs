@@ -239,6 +239,12 @@ impl<S: Sink> Parser<'_, '_, S> {
                 self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
                 return true;
             }
+            b'\n' if st.ctx != Ctx::Key && self.line_starts_element(st.ctx) => {
+                // A string running to the end of a line before a line that starts the next
+                // member or element: its closing quote is missing.
+                self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                return true;
+            }
             c if c < 0x20 => {
                 self.record(Rule::ControlCharacter, self.pos, self.pos + 1, "");
                 st.out.push(char::from(c));
@@ -299,6 +305,16 @@ impl<S: Sink> Parser<'_, '_, S> {
             }
             Ctx::Top => return Decision::Close,
             Ctx::Member | Ctx::Item => {}
+        }
+        if let Some((src, out_len)) = st.last_comma
+            && st
+                .out
+                .get(out_len + 1..)
+                .is_some_and(|s| s.trim().is_empty())
+            && self.element_starts(st.ctx, at)
+        {
+            // `{"a": "x, "b": 1}`, `["one, "two"]`: the quote opens the next element.
+            return Decision::EndAtComma(src, out_len);
         }
         if st.inner_open && closing_style {
             st.inner_open = false;
@@ -403,6 +419,38 @@ impl<S: Sink> Parser<'_, '_, S> {
             i += 1;
         }
         false
+    }
+
+    /// True when the quote at `at` opens the next member (`"key":`) of an object, or the
+    /// next string element (`"x",` or `"x"]` on one line) of an array.
+    fn element_starts(&self, ctx: Ctx, at: usize) -> bool {
+        match ctx {
+            Ctx::Member => self.quoted_key_at(at),
+            Ctx::Item => {
+                let limit = (at + 1 + WINDOW).min(self.b.len());
+                let rest = self.b.get(at + 1..limit).unwrap_or_default();
+                memchr::memchr2(b'"', b'\n', rest).is_some_and(|i| {
+                    rest.get(i) == Some(&b'"')
+                        && self
+                            .next_solid(at + 2 + i)
+                            .is_some_and(|(_, b)| matches!(b, b',' | b']'))
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// At a line break inside a string: true when the next line starts the next member or
+    /// element (see [`Self::element_starts`]).
+    fn line_starts_element(&self, ctx: Ctx) -> bool {
+        self.next_solid(self.pos + 1).is_some_and(|(q, b)| {
+            b == b'"'
+                && self
+                    .b
+                    .get(self.pos + 1..q)
+                    .is_some_and(|gap| !gap.contains(&b'\n'))
+                && self.element_starts(ctx, q)
+        })
     }
 
     /// True when a quoted key followed by `:` starts at the quote `at`.
