@@ -106,6 +106,11 @@ impl<S: Sink> Parser<'_, '_, S> {
         let Some((quote, len)) = self.quote_at(start) else {
             return String::new();
         };
+        if ctx != Ctx::Key
+            && let Some(out) = self.triple_quoted(start)
+        {
+            return out;
+        }
         if let Some(rule) = quote.rule() {
             self.record(rule, start, start + len, "\"");
         }
@@ -130,6 +135,22 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         self.string_body(&mut st);
         st.out
+    }
+
+    /// A Python triple-quoted string (`"""..."""` or `\'\'\'...\'\'\'`) at `start`: its
+    /// content as written, up to the closing triple quote; `None` when there is none.
+    fn triple_quoted(&mut self, start: usize) -> Option<String> {
+        let opener = self.b.get(start..start + 3)?;
+        if opener != b"\"\"\"" && opener != b"\'\'\'" {
+            return None;
+        }
+        let rest = self.b.get(start + 3..)?;
+        let close = start + 3 + memchr::memmem::find(rest, opener)?;
+        let mut out = self.sink.scratch();
+        out.push_str(self.src.get(start + 3..close)?);
+        self.pos = close + 3;
+        self.record(Rule::TripleQuotes, start, self.pos, "\"...\"");
+        Some(out)
     }
 
     fn string_body(&mut self, st: &mut Str) {
