@@ -8,7 +8,9 @@ mod scalar;
 mod schema;
 mod shape;
 
+use std::cell::Cell;
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use rectify_core::{Diagnostic, Location, Repair, truncate_received};
 use serde_json::Value;
@@ -20,6 +22,10 @@ use schema::{has_type, resolve, types};
 /// Deepest value nesting coercion descends into.
 const MAX_DEPTH: usize = 128;
 
+/// Most values coerced for one repair, branches tried included: `anyOf` branches nested in
+/// a deep value would otherwise multiply without bound. Past it, values are left as read.
+const MAX_STEPS: usize = 100_000;
+
 pub(crate) struct Coercer<'a> {
     root: &'a Value,
     /// Pointers of members whose value was missing in the text.
@@ -27,6 +33,8 @@ pub(crate) struct Coercer<'a> {
     pub repairs: Vec<Repair>,
     pub diagnostics: Vec<Diagnostic>,
     depth: usize,
+    /// Values coerced so far, shared with the trial coercers of `anyOf` branches.
+    steps: Rc<Cell<usize>>,
 }
 
 impl<'a> Coercer<'a> {
@@ -37,6 +45,7 @@ impl<'a> Coercer<'a> {
             repairs: Vec::new(),
             diagnostics: Vec::new(),
             depth: 0,
+            steps: Rc::default(),
         }
     }
 
@@ -58,7 +67,9 @@ impl<'a> Coercer<'a> {
     fn coerce(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
         let root = self.root;
         let schema = resolve(root, schema);
-        if self.depth > MAX_DEPTH || !schema.is_object() {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if self.depth > MAX_DEPTH || steps > MAX_STEPS || !schema.is_object() {
             return v;
         }
         self.depth += 1;
@@ -90,7 +101,7 @@ impl<'a> Coercer<'a> {
         let v = if has_type(&v, &types) {
             v
         } else {
-            self.convert(v, &types, pointer)
+            self.convert(v, schema, &types, pointer)
         };
         match v {
             Value::Object(map) => self.object(map, schema, pointer),
@@ -100,20 +111,30 @@ impl<'a> Coercer<'a> {
     }
 
     /// Converts `v` to one of `types` where a rule applies; otherwise returns it unchanged.
-    fn convert(&mut self, v: Value, types: &[&str], pointer: &str) -> Value {
+    fn convert(&mut self, v: Value, schema: &Value, types: &[&str], pointer: &str) -> Value {
         if let Some(out) = self.embedded(&v, types, pointer) {
             return out;
         }
         if let Some(out) = self.unwrap(&v, types, pointer) {
-            return self.convert(out, types, pointer);
+            return self.convert(out, schema, types, pointer);
         }
         if let Some(out) = self.scalar(&v, types, pointer) {
             return out;
         }
-        if types.contains(&"array") && !v.is_array() && !v.is_null() {
+        if types.contains(&"array") && !v.is_array() && !v.is_null() && self.item_takes(&v, schema)
+        {
             return self.wrap(v, pointer);
         }
         v
+    }
+
+    /// True when the items of the array `schema` take `v` as it is (any value, without
+    /// `items`): wrapping it then ends. A recursive schema (`items` referring back to an
+    /// array) would otherwise wrap without end.
+    fn item_takes(&self, v: &Value, schema: &Value) -> bool {
+        schema
+            .get("items")
+            .is_none_or(|items| takes(self.root, items, v, 0))
     }
 
     fn items(&mut self, items: Vec<Value>, schema: &Value, pointer: &str) -> Value {
@@ -128,12 +149,20 @@ impl<'a> Coercer<'a> {
         Value::Array(out)
     }
 
-    /// `anyOf`/`oneOf`: the first branch the value fits after coercion (repairs of the
-    /// other branches are discarded).
+    /// `anyOf`/`oneOf`: the first branch that takes the value as it is, else the first
+    /// branch the value fits after coercion (repairs of the other branches are discarded).
+    /// A value that fits is never reshaped for another branch.
     fn branch(&mut self, v: Value, branches: &[Value], pointer: &str) -> Value {
-        for branch in branches {
+        let root = self.root;
+        let as_is = branches.iter().filter(|b| takes(root, b, &v, 0));
+        let chosen: Vec<&Value> = match as_is.clone().next() {
+            Some(_) => as_is.collect(),
+            None => branches.iter().collect(),
+        };
+        for branch in chosen {
             let mut trial = Coercer::new(self.root, self.missing.clone());
             trial.depth = self.depth;
+            trial.steps = Rc::clone(&self.steps);
             let out = trial.coerce(v.clone(), branch, pointer);
             if schema::fits(self.root, branch, &out, 0) {
                 self.repairs.extend(trial.repairs);
@@ -142,6 +171,20 @@ impl<'a> Coercer<'a> {
             }
         }
         v
+    }
+}
+
+/// True when `schema` takes `v` as it is (see [`schema::fits`]), through `anyOf`/`oneOf`
+/// branches too.
+fn takes(root: &Value, schema: &Value, v: &Value, depth: usize) -> bool {
+    let schema = resolve(root, schema);
+    match schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        Some(branches) => depth < 8 && branches.iter().any(|b| takes(root, b, v, depth + 1)),
+        None => schema::fits(root, schema, v, 0),
     }
 }
 
