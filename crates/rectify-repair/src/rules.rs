@@ -95,6 +95,9 @@ rules! {
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";
+    TextAsString => "coerce.text_as_string", Safe, "Takes the whole text, trimmed, as the string the schema wants.";
+    TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number in the text (currency sign, thousands separators, unit dropped) as the number the schema wants.";
+    TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";
     YamlTabs => "yaml.tabs", Safe, "Replaces tabs used for indentation with spaces.";

@@ -31,6 +31,7 @@ const VALID: &str = "valid JSON is returned unchanged (an empty string or an emp
 const COERCE: &str =
     "with an integer schema the numeric string \"1\" is coerced, whatever upstream's parse path";
 const STRAY: &str = "with unsafe repairs allowed, `{1, 2}` loses its stray numbers and the empty object fits the schema";
+const TEXT: &str = "with a string schema, text that is not JSON (`True`) is the string (issue 12: the text itself is a candidate)";
 
 /// Cases rectify answers differently on purpose.
 const DIFFERENT: &[(&str, &str)] = &[
@@ -81,6 +82,7 @@ const DIFFERENT: &[(&str, &str)] = &[
     ("json_repair-0372", VALID),
     ("json_repair-0302", COERCE),
     ("json_repair-0342", STRAY),
+    ("json_repair-0301", TEXT),
 ];
 
 struct Case {

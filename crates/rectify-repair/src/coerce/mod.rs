@@ -7,6 +7,7 @@ mod object;
 mod scalar;
 mod schema;
 mod shape;
+mod text;
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -216,6 +217,49 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
     out.diagnostics.extend(c.diagnostics);
     out.diagnostics.extend(mismatches(&validator, &value));
     out.value = Some(value);
+}
+
+/// When the schema's root wants a scalar (`string`, `number`, `integer`, `boolean`, an
+/// `enum` or a `const`) and `out` has no value that fits it, the text itself read as that
+/// scalar, when it fits: the result then holds that value and the one repair that read it
+/// (true).
+pub(crate) fn text_as_scalar(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
+    let Some(schema) = &options.schema else {
+        return false;
+    };
+    let Some(Ok(validator)) = options.validator() else {
+        return false;
+    };
+    let fits = out.value.as_ref().is_some_and(|v| validator.is_valid(v));
+    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits.
+    if fits || !scalar_target(schema) || crate::strict::is_json(text) {
+        return false;
+    }
+    let Some((value, repair)) = text::read(schema, schema, text) else {
+        return false;
+    };
+    if !validator.is_valid(&value) {
+        return false;
+    }
+    *out = Repaired {
+        value: Some(value),
+        repairs: vec![repair],
+        format: out.format,
+        ..Repaired::default()
+    };
+    true
+}
+
+/// True when `schema` (at its root) wants a scalar.
+fn scalar_target(schema: &Value) -> bool {
+    let schema = resolve(schema, schema);
+    let types = types(schema);
+    schema.get("enum").is_some()
+        || schema.get("const").is_some()
+        || (!types.is_empty()
+            && types
+                .iter()
+                .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null")))
 }
 
 /// The index of the candidate that fits `schema` best after coercion, and whether several

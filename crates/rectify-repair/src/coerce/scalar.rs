@@ -49,7 +49,7 @@ fn number_from(s: &str, integer_only: bool) -> Option<Value> {
         .map(Value::Number)
 }
 
-fn boolean_from(s: &str) -> Option<(Value, Rule)> {
+pub(super) fn boolean_from(s: &str) -> Option<(Value, Rule)> {
     let lower = s.trim().to_ascii_lowercase();
     match lower.as_str() {
         "true" => Some((Value::Bool(true), Rule::BooleanFromString)),

@@ -1,0 +1,138 @@
+//! Non-container targets: when the schema's root is a string, number, integer, boolean,
+//! `enum` or `const`, the answer's text itself is a candidate — `$1,250.00` for a number,
+//! `The answer is TWO` or `ONE: the first option` for an enum, `Yes` for a boolean, the
+//! trimmed text for a string. Each reading is a recorded repair.
+
+use std::sync::LazyLock;
+
+use rectify_core::{Location, Repair, truncate_received};
+use serde_json::Value;
+
+use super::enums::fold;
+use super::scalar::boolean_from;
+use super::schema::{resolve, types};
+use crate::rules::Rule;
+
+/// A number as written in prose: a sign, a currency sign, thousands separators.
+static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(r"[-+]?[$€£¥]?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?").ok()
+});
+
+/// The value `text` stands for under the scalar `schema` (resolved in `root`), with the
+/// repair that reads it; `None` when the schema wants a container or nothing reads.
+pub(crate) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, Repair)> {
+    let schema = resolve(root, schema);
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let allowed = match (schema.get("const"), schema.get("enum")) {
+        (Some(c), _) => Some(std::slice::from_ref(c)),
+        (None, Some(Value::Array(e))) => Some(e.as_slice()),
+        _ => None,
+    };
+    let (value, rule) = match allowed {
+        Some(allowed) => enum_value(t, allowed)?,
+        None => typed(t, &types(schema))?,
+    };
+    let repair = Repair::new(
+        rule.code(),
+        Location::root(),
+        truncate_received(&Value::String(t.to_owned())),
+        truncate_received(&value),
+        rule.applicability(),
+    );
+    Some((value, repair))
+}
+
+/// A scalar of one of `types` read from the text.
+fn typed(t: &str, types: &[&str]) -> Option<(Value, Rule)> {
+    let bare = t
+        .trim_end_matches(['.', '!'])
+        .trim_matches(['"', '\'', '`']);
+    if types.contains(&"boolean")
+        && let Some(hit) = boolean_from(bare)
+    {
+        return Some(hit);
+    }
+    if (types.contains(&"number") || types.contains(&"integer"))
+        && let Some(n) = number(t, !types.contains(&"number"))
+    {
+        return Some((n, Rule::TextAsNumber));
+    }
+    types
+        .contains(&"string")
+        .then(|| (Value::String(t.to_owned()), Rule::TextAsString))
+}
+
+/// The only number written in `t` (currency sign and thousands separators dropped).
+fn number(t: &str, integer: bool) -> Option<Value> {
+    let re = NUMBER.as_ref()?;
+    let mut found = re.find_iter(t);
+    let hit = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let digits: String = hit
+        .as_str()
+        .chars()
+        .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+        .collect();
+    let f: f64 = digits.parse().ok()?;
+    if integer || !digits.contains('.') {
+        // Whole numbers stay integers; `integer` refuses a fraction.
+        if f.fract() != 0.0 || f.abs() > 9.0e15 {
+            return (!integer).then(|| Value::from(f));
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(Value::from(f as i64));
+    }
+    Some(Value::from(f))
+}
+
+/// The enum value the text names: the whole text in another case, a value followed by a
+/// separator and a description (`ONE: the first option`), or the only value mentioned.
+fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, Rule)> {
+    let name = |a: &Value| a.as_str().map_or_else(|| a.to_string(), str::to_owned);
+    let bare = t
+        .trim_end_matches(['.', '!'])
+        .trim_matches(['"', '\'', '`']);
+    if let Some(a) = allowed.iter().find(|a| fold(&name(a)) == fold(bare)) {
+        return Some((a.clone(), Rule::EnumMatch));
+    }
+    let lower = t.to_lowercase();
+    let prefixed: Vec<&Value> = allowed
+        .iter()
+        .filter(|a| {
+            let n = name(a).to_lowercase();
+            lower.strip_prefix(&n).is_some_and(|rest| {
+                rest.trim_start()
+                    .starts_with([':', '-', '–', '—', '.', ')', '='])
+            })
+        })
+        .collect();
+    if let [one] = prefixed.as_slice() {
+        return Some(((*one).clone(), Rule::TextAsEnum));
+    }
+    let mentioned: Vec<&Value> = allowed
+        .iter()
+        .filter(|a| mentions(&lower, &name(a).to_lowercase()))
+        .collect();
+    match mentioned.as_slice() {
+        [one] => Some(((*one).clone(), Rule::TextAsEnum)),
+        _ => None,
+    }
+}
+
+/// True when `word` appears in `text` as a whole word.
+fn mentions(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        let before = text.get(..i).and_then(|s| s.chars().next_back());
+        let after = text.get(i + word.len()..).and_then(|s| s.chars().next());
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
