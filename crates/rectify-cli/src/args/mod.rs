@@ -7,10 +7,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod ask;
 mod check;
 mod repair;
+mod run;
 
 pub use ask::{AskArgs, ProviderKind};
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
+pub use run::{RunArgs, StatusArgs};
 
 /// Validate, repair and retry the structured output of language models and agents.
 #[derive(Debug, Parser)]
@@ -40,6 +42,16 @@ pub enum Command {
     /// 3 no valid answer within the attempts or budget (escalate to a human) or a refusal,
     /// 4 provider error after transport retries.
     Ask(AskArgs),
+    /// Run a workflow: its steps as a DAG, every output repaired and checked, failures sent
+    /// to a repair agent or back to the producer, validators, human pauses.
+    ///
+    /// Exit status: 0 completed, 1 failed, 2 configuration error (located, before any model
+    /// is called), 3 waiting for a person, 4 provider error after transport retries.
+    Run(RunArgs),
+    /// Show a run (or list the runs): its steps, counters, and what it waits for.
+    ///
+    /// Exit status: 0, or 2 when the run does not exist.
+    Status(StatusArgs),
 }
 
 /// How results are printed.

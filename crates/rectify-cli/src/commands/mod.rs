@@ -3,6 +3,8 @@
 mod ask;
 mod check;
 mod repair;
+mod run;
+mod status;
 
 use anyhow::Result;
 
@@ -15,5 +17,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
         Command::Ask(args) => ask::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Status(args) => status::run(&args),
     }
 }

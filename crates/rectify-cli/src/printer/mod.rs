@@ -2,3 +2,4 @@
 
 pub mod human;
 pub mod json;
+pub mod run;

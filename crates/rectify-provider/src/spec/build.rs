@@ -44,6 +44,9 @@ impl ProviderSpec {
         };
         let mut config = crate::command::CommandConfig::new(program.clone(), args.iter().cloned());
         config.model.clone_from(&self.model);
+        if let Some(timeout) = self.timeout {
+            config.timeout = timeout;
+        }
         Ok(Arc::new(crate::command::CommandProvider::new(config)?))
     }
 
@@ -75,7 +78,8 @@ mod tests {
     fn kinds_parse_case_insensitively() {
         assert_eq!("OpenAI".parse::<ProviderKind>(), Ok(ProviderKind::OpenAi));
         assert_eq!("replay".parse::<ProviderKind>(), Ok(ProviderKind::Replay));
-        assert!("local".parse::<ProviderKind>().is_err());
+        assert_eq!("local".parse::<ProviderKind>(), Ok(ProviderKind::Local));
+        assert!("gemini".parse::<ProviderKind>().is_err());
         assert_eq!(ProviderKind::Anthropic.to_string(), "anthropic");
     }
 

@@ -6,11 +6,16 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 use crate::{Provider, ProviderError};
 
 /// The backends a [`ProviderSpec`] can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ProviderKind {
     /// OpenAI-compatible chat completions.
     OpenAi,
@@ -20,6 +25,10 @@ pub enum ProviderKind {
     Command,
     /// A recorded cassette.
     Replay,
+    /// The embedded local model. It lives in `rectify-local`, above this crate, so
+    /// [`ProviderSpec::build`] cannot build it: callers that offer it (the CLI, workflows)
+    /// build it themselves.
+    Local,
 }
 
 impl FromStr for ProviderKind {
@@ -31,8 +40,9 @@ impl FromStr for ProviderKind {
             "anthropic" => Ok(Self::Anthropic),
             "command" => Ok(Self::Command),
             "replay" => Ok(Self::Replay),
+            "local" => Ok(Self::Local),
             other => Err(format!(
-                "unknown provider `{other}` (expected openai, anthropic, command or replay)"
+                "unknown provider `{other}` (expected openai, anthropic, command, replay or local)"
             )),
         }
     }
@@ -45,6 +55,7 @@ impl fmt::Display for ProviderKind {
             Self::Anthropic => "anthropic",
             Self::Command => "command",
             Self::Replay => "replay",
+            Self::Local => "local",
         })
     }
 }
@@ -52,20 +63,76 @@ impl fmt::Display for ProviderKind {
 /// A provider described by a kind and a few options; keys and base URLs not given here come
 /// from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`,
 /// `ANTHROPIC_BASE_URL`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Deserializable, so that workflow files describe providers with the same type the CLI
+/// builds from its flags:
+///
+/// ```
+/// use rectify_provider::spec::{ProviderKind, ProviderSpec};
+///
+/// let spec: ProviderSpec = serde_json::from_str(
+///     r#"{"kind": "command", "command": ["claude", "-p", "{prompt}"], "timeout_secs": 900}"#,
+/// ).unwrap();
+/// assert_eq!(spec.kind, ProviderKind::Command);
+/// assert_eq!(spec.timeout.unwrap().as_secs(), 900);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProviderSpec {
     /// Which backend.
     pub kind: ProviderKind,
     /// The model (required for `openai` and `anthropic`; `{model}` for commands).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Overrides the base URL of an HTTP backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// For `command`: the program and its arguments (placeholders allowed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
     /// For `replay`: the cassette to answer from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cassette: Option<PathBuf>,
     /// Wrap the provider in a recorder writing this cassette.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record: Option<PathBuf>,
+    /// Time limit of one call (for a command agent: one run, after which its process group is
+    /// killed). `None`: the backend's default.
+    #[serde(
+        default,
+        rename = "timeout_secs",
+        with = "secs",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timeout: Option<Duration>,
+}
+
+/// `Option<Duration>` as whole or fractional seconds.
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[allow(clippy::ref_option)] // the signature serde's `with` calls
+    pub(super) fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_f64(d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        let secs = Option::<f64>::deserialize(d)?;
+        match secs {
+            Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+            Some(s) => Err(serde::de::Error::custom(format!(
+                "timeout_secs must be a positive number of seconds, got {s}"
+            ))),
+            None => Ok(None),
+        }
+    }
 }
 
 impl ProviderSpec {
@@ -78,6 +145,7 @@ impl ProviderSpec {
             command: Vec::new(),
             cassette: None,
             record: None,
+            timeout: None,
         }
     }
 
@@ -108,6 +176,10 @@ impl ProviderSpec {
             ProviderKind::Anthropic => self.anthropic(),
             ProviderKind::Command => self.command(),
             ProviderKind::Replay => self.replay(),
+            ProviderKind::Local => Err(ProviderError::config(
+                "local",
+                "the embedded model is built by `rectify-local`, not by this crate",
+            )),
         }
     }
 

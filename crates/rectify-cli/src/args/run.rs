@@ -1,0 +1,55 @@
+//! Arguments of `rectify run` and `rectify status`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Output;
+
+/// Arguments of `rectify run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The workflow file (YAML).
+    #[arg(value_name = "WORKFLOW")]
+    pub workflow: PathBuf,
+    /// An input of the workflow, `KEY=VALUE`; repeat for several.
+    #[arg(long = "input", short = 'i', value_name = "KEY=VALUE", value_parser = parse_input)]
+    pub inputs: Vec<(String, String)>,
+    /// The run's id (default: the workflow's name and a unique suffix).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Independent steps run at once.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_parallel: u32,
+    /// The working directory: outputs are written there and agents run there; the run store
+    /// is its `.rectify/rectify.db`.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub workdir: PathBuf,
+    /// Check the workflow and print the order of its steps without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// `human`: progress and a summary on stderr; `json`: the run's summary on stdout.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: Output,
+}
+
+/// Arguments of `rectify status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The run (default: list every run).
+    #[arg(value_name = "RUN")]
+    pub run: Option<String>,
+    /// The working directory whose `.rectify/rectify.db` holds the runs.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub workdir: PathBuf,
+    /// `human` or `json`.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: Output,
+}
+
+fn parse_input(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
+        _ => Err(format!("expected KEY=VALUE, got `{s}`")),
+    }
+}

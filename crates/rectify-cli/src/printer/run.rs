@@ -1,0 +1,120 @@
+//! Printing a workflow run: the §11.3 JSON wire format, and a summary for people.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use rectify_core::Diagnostic;
+use rectify_flow::RunSummary;
+use rectify_flow::summary::Waiting;
+use serde_json::{Value, json};
+
+use super::json::WireDiagnostic;
+
+/// The run summary as JSON, diagnostics in the same shape as `rectify check`.
+pub fn wire(summary: &RunSummary) -> Value {
+    let diags = |ds: &[Diagnostic]| -> Value {
+        Value::Array(ds.iter().map(|d| json!(WireDiagnostic::from(d))).collect())
+    };
+    let waiting = |w: &Waiting| {
+        json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
+               "files": w.files, "best": w.best})
+    };
+    let steps: Vec<Value> = summary
+        .steps
+        .iter()
+        .map(|s| {
+            let mut v = json!({"id": s.id, "status": s.status, "attempts": s.attempts, "repairs": s.repairs,
+                "repair_runs": s.repair_runs, "revisions": s.revisions, "validations": s.validations,
+                "verdict": s.verdict, "warnings": s.warnings, "tokens": {"input": s.tokens.input, "output": s.tokens.output},
+                "cost_usd": s.cost_usd});
+            if !s.diagnostics.is_empty() {
+                v["diagnostics"] = diags(&s.diagnostics);
+            }
+            v
+        })
+        .collect();
+    let mut out = json!({"run_id": summary.run_id, "workflow": summary.workflow, "status": summary.status,
+        "waiting": summary.waiting.as_ref().map(waiting), "steps": steps});
+    if !summary.waits.is_empty() {
+        out["waits"] = Value::Array(summary.waits.iter().map(waiting).collect());
+    }
+    if let Some(f) = &summary.failure {
+        out["failure"] = json!(f);
+    }
+    out
+}
+
+/// A summary for people on stderr: one line per step, then what the run waits for.
+pub fn human(summary: &RunSummary) -> std::io::Result<()> {
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "run {} ({}): {}",
+        summary.run_id,
+        summary.workflow,
+        summary.status.as_str()
+    )?;
+    for s in &summary.steps {
+        let mut line = format!("  {:<28} {:<19} attempts {}", s.id, s.status, s.attempts);
+        for (n, what) in [
+            (s.repairs, "repairs"),
+            (s.repair_runs, "repair runs"),
+            (s.revisions, "revisions"),
+            (s.validations, "validations"),
+        ] {
+            if n > 0 {
+                let _ = write!(line, ", {what} {n}");
+            }
+        }
+        if let Some(v) = &s.verdict {
+            let _ = write!(line, ", verdict {v}");
+        }
+        writeln!(err, "{line}")?;
+        for w in &s.warnings {
+            writeln!(err, "      warning: {w}")?;
+        }
+        if s.status == "failed" {
+            for d in &s.diagnostics {
+                writeln!(
+                    err,
+                    "      error[{}]: {}",
+                    d.code,
+                    rectify_loop::issue_line(d)
+                )?;
+            }
+        }
+    }
+    for w in summary.waiting.iter().chain(summary.waits.iter().skip(1)) {
+        writeln!(
+            err,
+            "\nwaiting at `{}` ({}): {}",
+            w.step,
+            w.reason,
+            w.message.as_deref().unwrap_or("")
+        )?;
+        for d in &w.diagnostics {
+            let at = d
+                .location
+                .span
+                .map(|s| format!(" (line {}, column {})", s.line, s.column))
+                .unwrap_or_default();
+            writeln!(
+                err,
+                "  error[{}]: {}{at}",
+                d.code,
+                rectify_loop::issue_line(d)
+            )?;
+        }
+        if !w.files.is_empty() {
+            writeln!(err, "  files: {}", w.files.join(", "))?;
+        }
+    }
+    if summary.waiting.is_some() {
+        writeln!(
+            err,
+            "\nthe run is paused; `rectify status {}` shows it again",
+            summary.run_id
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,275 @@
+//! The validate/repair pair's first half: read an output with its format, repair it
+//! deterministically (schema-guided), and check it with its schema, rules and references.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rectify_check::{Checker, CompiledSchema, References, RuleSet};
+use rectify_core::{Diagnostic, Format, Location, Repair};
+use rectify_parse::Limits;
+use rectify_repair::RepairOptions;
+use serde_json::Value;
+
+/// How one output or answer is checked (paths already rendered).
+#[derive(Clone, Debug, Default)]
+pub struct CheckSpec {
+    /// The format (`None`: from the path, else JSON).
+    pub format: Option<Format>,
+    /// The schema file.
+    pub schema: Option<std::path::PathBuf>,
+    /// The rules file.
+    pub rules: Option<std::path::PathBuf>,
+    /// Named documents for the rules, as paths inside the working directory.
+    pub refs: BTreeMap<String, std::path::PathBuf>,
+}
+
+/// What checking one text found.
+#[derive(Clone, Debug, Default)]
+pub struct Checked {
+    /// The value read (after repair), when one could be read.
+    pub value: Option<Value>,
+    /// Every problem (errors make it invalid).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Repairs applied.
+    pub repairs: Vec<Repair>,
+    /// The repaired text, when repair changed it (to be written back).
+    pub repaired_text: Option<String>,
+}
+
+impl Checked {
+    /// The number of errors.
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+}
+
+/// A built checker and the schema's value (which guides repair).
+pub struct Prepared {
+    checker: Checker,
+    schema: Option<Value>,
+    format: Format,
+}
+
+/// Builds the checker for `spec`; a reference document that is missing or unreadable is a
+/// diagnostic (the output it belongs to is then invalid and routed), a broken schema or rules
+/// file an `Err` (it was checked at load time, so this means it changed since).
+pub fn prepare(spec: &CheckSpec, path_hint: &str) -> Result<(Prepared, Vec<Diagnostic>), String> {
+    let limits = Limits::default();
+    let mut builder = Checker::builder();
+    let mut schema_value = None;
+    if let Some(path) = &spec.schema {
+        let compiled = CompiledSchema::compile_file(path).map_err(|e| e.to_string())?;
+        let doc = rectify_parse::read_file(path, None, &limits).map_err(|e| e.to_string())?;
+        schema_value = doc.document.map(|d| d.value);
+        builder = builder.schema(compiled);
+    }
+    let mut problems = Vec::new();
+    if let Some(path) = &spec.rules {
+        let rules = RuleSet::from_file(path).map_err(|e| e.to_string())?;
+        let mut refs = References::new();
+        for (name, doc_path) in rules.documents() {
+            if !spec.refs.contains_key(name) {
+                match read_reference(doc_path, &limits) {
+                    Ok(doc) => {
+                        refs.insert(name.clone(), doc);
+                    }
+                    Err(d) => problems.push(d),
+                }
+            }
+        }
+        for (name, doc_path) in &spec.refs {
+            match read_reference(doc_path, &limits) {
+                Ok(doc) => {
+                    refs.insert(name.clone(), doc);
+                }
+                Err(d) => problems.push(d),
+            }
+        }
+        if problems.is_empty() {
+            builder = builder.rules(rules).references(refs);
+        }
+    }
+    let checker = builder.build().map_err(|e| e.to_string())?;
+    let format = spec
+        .format
+        .or_else(|| Format::from_path(path_hint))
+        .unwrap_or(Format::Json);
+    Ok((
+        Prepared {
+            checker,
+            schema: schema_value,
+            format,
+        },
+        problems,
+    ))
+}
+
+#[allow(clippy::result_large_err)] // built once per reference, not on a hot path
+fn read_reference(path: &Path, limits: &Limits) -> Result<rectify_core::Document, Diagnostic> {
+    let missing = |why: String| {
+        Diagnostic::error(
+            "flow.reference",
+            Location::root(),
+            format!("the reference document `{}` {why}", path.display()),
+        )
+        .source("rules")
+    };
+    let parsed = rectify_parse::read_file(path, None, limits)
+        .map_err(|e| missing(format!("cannot be read: {e}")))?;
+    match parsed.document {
+        Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
+        _ => Err(missing("is not valid (fix it first)".to_owned())),
+    }
+}
+
+impl Prepared {
+    /// The format outputs are read as.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Reads `text`, repairs it when reading or checking fails (keeping the repair only when
+    /// it leaves fewer errors), and checks it. Valid input is returned unchanged.
+    pub fn check_text(&self, text: &str) -> Checked {
+        let parsed = rectify_parse::read(text.to_owned(), self.format, &Limits::default());
+        let read_errors = parsed.diagnostics.iter().any(Diagnostic::is_error);
+        let strict = match (&parsed.document, read_errors) {
+            (Some(doc), false) => {
+                let mut diagnostics = parsed.diagnostics.clone();
+                diagnostics.extend(self.checker.check(doc));
+                Some(Checked {
+                    value: Some(doc.value.clone()),
+                    diagnostics,
+                    ..Checked::default()
+                })
+            }
+            _ => None,
+        };
+        if strict.as_ref().is_some_and(|c| c.errors() == 0) || !self.repairable() {
+            return strict.unwrap_or_else(|| Checked {
+                diagnostics: parsed.diagnostics,
+                ..Checked::default()
+            });
+        }
+        let repaired = self.repair(text);
+        match (strict, repaired) {
+            (Some(s), Some(r)) if r.errors() < s.errors() => r,
+            (Some(s), _) => s,
+            (None, Some(r)) => r,
+            (None, None) => Checked {
+                diagnostics: parsed.diagnostics,
+                ..Checked::default()
+            },
+        }
+    }
+
+    fn repairable(&self) -> bool {
+        matches!(self.format, Format::Json | Format::Yaml)
+    }
+
+    fn repair(&self, text: &str) -> Option<Checked> {
+        let mut options = RepairOptions::default().with_format(Some(self.format));
+        if let Some(schema) = &self.schema {
+            options = options.with_schema(schema.clone());
+        }
+        let repaired = rectify_repair::repair(text, &options);
+        let value = repaired.value?;
+        if repaired.repairs.is_empty() {
+            return None;
+        }
+        let new_text = serde_json::to_string_pretty(&value).ok()? + "\n";
+        let parsed = rectify_parse::read(new_text.clone(), Format::Json, &Limits::default());
+        let doc = parsed.document?;
+        let mut diagnostics: Vec<Diagnostic> = repaired
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.code != "repair.schema_mismatch")
+            .collect();
+        diagnostics.extend(self.checker.check(&doc));
+        Some(Checked {
+            value: Some(doc.value),
+            diagnostics,
+            repairs: repaired.repairs,
+            repaired_text: Some(new_text),
+        })
+    }
+}
+
+/// The first line of the schema's `title` or `description`, for the producer's file list.
+pub fn schema_summary(schema: Option<&Value>) -> Option<String> {
+    let s = schema?;
+    let text = s.get("title").or_else(|| s.get("description"))?.as_str()?;
+    Some(text.lines().next().unwrap_or_default().trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn prepared(dir: &Path, format: Format) -> Prepared {
+        let schema = dir.join("s.json");
+        std::fs::write(
+            &schema,
+            json!({"title": "A thing", "type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}).to_string(),
+        )
+        .unwrap();
+        let spec = CheckSpec {
+            format: Some(format),
+            schema: Some(schema),
+            ..CheckSpec::default()
+        };
+        prepare(&spec, "x").unwrap().0
+    }
+
+    #[test]
+    fn valid_text_is_unchanged_and_broken_text_is_repaired() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = prepared(dir.path(), Format::Json);
+        let ok = p.check_text("{\"n\": 1}");
+        assert_eq!(ok.errors(), 0);
+        assert!(ok.repaired_text.is_none() && ok.repairs.is_empty());
+        let fixed = p.check_text("{\"n\": 1,}");
+        assert_eq!(fixed.errors(), 0, "{:?}", fixed.diagnostics);
+        assert!(fixed.repaired_text.is_some());
+        assert_eq!(fixed.repairs[0].code, "json.trailing_comma");
+        let wrong = p.check_text("{\"m\": 1}");
+        assert_eq!(wrong.diagnostics[0].code, "schema.required");
+        assert_eq!(
+            schema_summary(p.schema.as_ref()),
+            Some("A thing".to_owned())
+        );
+    }
+
+    #[test]
+    fn yaml_is_checked_with_locations() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = prepared(dir.path(), Format::Yaml);
+        let bad = p.check_text("m: 1\nn: x\n");
+        let d = bad
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "schema.type")
+            .unwrap();
+        assert_eq!(d.location.span.unwrap().line, 2);
+    }
+
+    #[test]
+    fn missing_references_are_diagnostics() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = dir.path().join("r.yaml");
+        std::fs::write(
+            &rules,
+            "rules:\n  - id: r\n    each: \"$.a[*]\"\n    in: \"plan:$.ids[*]\"\n",
+        )
+        .unwrap();
+        let spec = CheckSpec {
+            rules: Some(rules),
+            refs: [("plan".to_owned(), dir.path().join("nope.yaml"))].into(),
+            ..CheckSpec::default()
+        };
+        let (_, problems) = prepare(&spec, "x.yaml").unwrap();
+        assert_eq!(problems[0].code, "flow.reference");
+    }
+}

@@ -1,0 +1,406 @@
+//! The engine: runs a loaded [`Workflow`]'s steps as a DAG, each through produce → read →
+//! repair → check → route (repair agent, revise, escalate or fail) → validators, with every
+//! state change committed to the [`Store`] before the next side effect.
+
+mod call;
+mod check;
+mod confine;
+mod dag;
+mod foreach;
+mod paths;
+mod produce;
+mod prompt;
+mod providers;
+mod repair;
+mod step;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rectify_loop::ErrorMemory;
+use serde_json::{Map, Value, json};
+
+use crate::load::{Problem, Workflow};
+use crate::spec::InputType;
+use crate::store::{RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
+use crate::summary::RunSummary;
+use crate::template::Templates;
+
+pub use confine::{Allowed, Snapshot};
+pub use dag::End;
+pub use paths::{inside, read_bounded, write_atomic};
+pub use prompt::FAILED_HEADER;
+pub use providers::{CallContext, ProviderFactory, SpecFactory};
+
+/// What happened, for progress displays.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// The step (or item).
+    pub step: String,
+    /// `started`, `attempt`, `repair`, `revise`, `validate`, `done`, `waiting`, `failed`, `skipped`.
+    pub what: &'static str,
+    /// A short detail.
+    pub detail: String,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// How to run a workflow.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// The run id (default: the workflow's name and a unique suffix).
+    pub run_id: Option<String>,
+    /// `--input KEY=VALUE` pairs.
+    pub inputs: Vec<(String, String)>,
+    /// Independent steps run at once (default 2).
+    pub max_parallel: usize,
+    /// The working directory: outputs are relative to it, agents run in it.
+    pub workdir: PathBuf,
+    /// Makes providers (default: [`SpecFactory`]).
+    pub factory: Arc<dyn ProviderFactory>,
+    /// Receives progress.
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("run_id", &self.run_id)
+            .field("inputs", &self.inputs)
+            .field("max_parallel", &self.max_parallel)
+            .field("workdir", &self.workdir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunOptions {
+    /// Defaults for a run in `workdir`.
+    pub fn new(workdir: impl Into<PathBuf>) -> RunOptions {
+        RunOptions {
+            run_id: None,
+            inputs: Vec::new(),
+            max_parallel: 2,
+            workdir: workdir.into(),
+            factory: Arc::new(SpecFactory::default()),
+            progress: None,
+        }
+    }
+}
+
+/// Why a run could not start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The inputs or the run id are wrong (exit 2).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Config(Vec<Problem>),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// One run in progress.
+pub(crate) struct Runner {
+    wf: Workflow,
+    store: Arc<Store>,
+    run_id: String,
+    workdir: PathBuf,
+    factory: Arc<dyn ProviderFactory>,
+    progress: Option<ProgressFn>,
+    templates: Templates,
+    inputs: Value,
+    memory: Mutex<ErrorMemory>,
+    /// Accepted outputs by step id, for `steps.<id>.output`.
+    outputs: Mutex<BTreeMap<String, Value>>,
+    /// Validators run one at a time across the whole run.
+    validators: tokio::sync::Mutex<()>,
+    /// Validation settings of `foreach` items taken from their document.
+    item_validation: Mutex<BTreeMap<String, crate::spec::ValidateSpec>>,
+}
+
+/// Starts a new run of `wf` and runs it until it completes, fails or waits for a person.
+pub async fn run(
+    wf: Workflow,
+    store: Arc<Store>,
+    options: RunOptions,
+) -> Result<RunSummary, RunError> {
+    let run_id = match &options.run_id {
+        Some(id) => id.clone(),
+        None => new_run_id(&wf.spec.name),
+    };
+    if store.run(&run_id)?.is_some() {
+        return Err(RunError::Config(vec![Problem::new(
+            Path::new("--run-id"),
+            format!("a run `{run_id}` exists already (use `rectify resume {run_id}`)"),
+        )]));
+    }
+    let workdir = options.workdir.canonicalize().map_err(|e| {
+        RunError::Config(vec![Problem::new(
+            &options.workdir,
+            format!("the working directory cannot be used: {e}"),
+        )])
+    })?;
+    let inputs = resolve_inputs(&wf, &options.inputs, &run_id)?;
+    let memory = ErrorMemory::new(wf.spec.memory.history, wf.spec.memory.cross_step);
+    store.create_run(&RunRecord {
+        id: run_id.clone(),
+        workflow: wf.spec.name.clone(),
+        workflow_path: wf.path.display().to_string(),
+        workflow_hash: wf.hash.clone(),
+        workflow_source: wf.source.clone(),
+        workdir: workdir.display().to_string(),
+        inputs: inputs.clone(),
+        status: RunStatus::Running,
+        memory: serde_json::to_string(&memory).ok(),
+        created_ms: now_ms(),
+        updated_ms: now_ms(),
+    })?;
+    let runner = Arc::new(Runner {
+        wf,
+        store,
+        run_id,
+        workdir,
+        factory: options.factory,
+        progress: options.progress,
+        templates: Templates::default(),
+        inputs,
+        memory: Mutex::new(memory),
+        outputs: Mutex::new(BTreeMap::new()),
+        validators: tokio::sync::Mutex::new(()),
+        item_validation: Mutex::new(BTreeMap::new()),
+    });
+    runner.execute(options.max_parallel).await
+}
+
+impl Runner {
+    async fn execute(self: &Arc<Self>, max_parallel: usize) -> Result<RunSummary, RunError> {
+        let deps = self.wf.deps.clone();
+        let me = Arc::clone(self);
+        let ends = dag::run(&deps, max_parallel, &[], move |i| {
+            let me = Arc::clone(&me);
+            async move { me.run_step(i).await }
+        })
+        .await;
+        for (i, end) in ends.iter().enumerate() {
+            if *end == End::Skipped {
+                let id = &self.wf.spec.steps[i].id;
+                self.persist(
+                    &StepRecord {
+                        id: id.clone(),
+                        status: crate::store::StepStatusField(crate::store::StepStatus::Skipped),
+                        ..StepRecord::default()
+                    },
+                    "skipped",
+                );
+                self.report(id, "skipped", String::new());
+            }
+        }
+        let status = if ends
+            .iter()
+            .any(|e| matches!(e, End::Failed | End::ProviderFailed))
+        {
+            RunStatus::Failed
+        } else if ends.iter().all(|e| *e == End::Done) {
+            RunStatus::Completed
+        } else {
+            RunStatus::Waiting
+        };
+        self.store.set_run_status(&self.run_id, status)?;
+        let mut summary = RunSummary::load(&self.store, &self.run_id)?;
+        if ends.contains(&End::ProviderFailed) {
+            summary.failure = Some("provider".to_owned());
+        }
+        Ok(summary)
+    }
+
+    /// Writes a step record; a store failure is logged and the step goes on (the next write
+    /// retries), since losing the process here would lose more.
+    fn persist(&self, record: &StepRecord, event: &str) {
+        if let Err(e) = self.store.put_step(&self.run_id, record, event) {
+            tracing::error!(step = %record.id, error = %e, "cannot write the step to the store");
+        }
+    }
+
+    fn report(&self, step: &str, what: &'static str, detail: String) {
+        if let Some(p) = &self.progress {
+            p(&Progress {
+                step: step.to_owned(),
+                what,
+                detail,
+            });
+        }
+    }
+
+    /// The template context of a step (and item).
+    fn context(&self, item: Option<&Value>) -> Value {
+        let outputs = self
+            .outputs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let steps: Map<String, Value> = outputs
+            .iter()
+            .map(|(k, v)| (k.clone(), json!({"output": v})))
+            .collect();
+        let mut ctx = json!({"inputs": self.inputs, "run": {"id": self.run_id}, "steps": steps});
+        if let Some(item) = item {
+            ctx["item"] = item.clone();
+        }
+        ctx
+    }
+
+    fn render(&self, source: &str, item: Option<&Value>) -> Result<String, String> {
+        self.templates.render(source, self.context(item))
+    }
+
+    fn call_context(
+        &self,
+        step: &crate::spec::StepSpec,
+        env: Vec<(String, String)>,
+    ) -> CallContext {
+        let secs = step
+            .timeout_secs
+            .or(self.wf.spec.defaults.timeout_secs)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(600.0);
+        let mut env = env;
+        env.push(("RECTIFY_RUN_ID".to_owned(), self.run_id.clone()));
+        env.push(("RECTIFY_STEP".to_owned(), step.id.clone()));
+        CallContext {
+            cwd: self.workdir.clone(),
+            env,
+            timeout: Duration::from_secs_f64(secs),
+        }
+    }
+
+    fn save_memory(&self) {
+        let text = {
+            let memory = self
+                .memory
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            serde_json::to_string(&*memory).unwrap_or_default()
+        };
+        if let Err(e) = self.store.set_memory(&self.run_id, &text) {
+            tracing::error!(error = %e, "cannot write the error memory to the store");
+        }
+    }
+}
+
+fn new_run_id(name: &str) -> String {
+    let slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(24)
+        .collect();
+    format!("{slug}-{:x}{:04x}", now_ms(), fastrand_u16())
+}
+
+fn fastrand_u16() -> u16 {
+    // The low bits of a fresh hasher's output: enough to keep two runs started in the same
+    // millisecond apart, without another dependency.
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    (h.finish() & 0xffff) as u16
+}
+
+/// Inputs from `--input`, defaults and types; every problem at once.
+fn resolve_inputs(
+    wf: &Workflow,
+    given: &[(String, String)],
+    run_id: &str,
+) -> Result<Value, RunError> {
+    let mut problems = Vec::new();
+    let mut values = Map::new();
+    for (key, _) in given {
+        if !wf.spec.inputs.contains_key(key) {
+            problems.push(Problem::new(
+                Path::new("--input"),
+                format!(
+                    "unknown input `{key}` (the workflow declares: {})",
+                    wf.spec
+                        .inputs
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    let templates = Templates::default();
+    for (name, spec) in &wf.spec.inputs {
+        let raw = given
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone());
+        let raw = match (raw, &spec.default) {
+            (Some(v), _) => v,
+            (None, Some(default)) => {
+                let ctx = json!({"inputs": values, "run": {"id": run_id}});
+                match templates.render(default, ctx) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        problems.push(Problem::new(
+                            Path::new("--input"),
+                            format!("the default of `{name}` cannot be rendered: {e}"),
+                        ));
+                        continue;
+                    }
+                }
+            }
+            (None, None) => {
+                problems.push(
+                    Problem::new(
+                        Path::new("--input"),
+                        format!("the input `{name}` is required"),
+                    )
+                    .expected(format!("--input {name}=VALUE")),
+                );
+                continue;
+            }
+        };
+        match typed(&raw, spec.kind) {
+            Some(v) => {
+                values.insert(name.clone(), v);
+            }
+            None => problems.push(Problem::new(
+                Path::new("--input"),
+                format!("the input `{name}` must be a {:?}, got `{raw}`", spec.kind).to_lowercase(),
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(Value::Object(values))
+    } else {
+        Err(RunError::Config(problems))
+    }
+}
+
+fn typed(raw: &str, kind: InputType) -> Option<Value> {
+    match kind {
+        InputType::String => Some(Value::String(raw.to_owned())),
+        InputType::Integer => raw.trim().parse::<i64>().ok().map(Value::from),
+        InputType::Number => raw
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(Value::from),
+        InputType::Boolean => match raw.trim() {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+    }
+}

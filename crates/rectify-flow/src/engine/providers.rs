@@ -1,0 +1,112 @@
+//! Building providers for agent calls from the workflow's [`ProviderSpec`]s.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rectify_provider::command::{CommandConfig, CommandProvider, PromptInput};
+use rectify_provider::spec::{ProviderKind, ProviderSpec};
+use rectify_provider::{Provider, ProviderError};
+
+/// Where and how one agent call runs.
+#[derive(Clone, Debug)]
+pub struct CallContext {
+    /// The working directory (command agents run in it).
+    pub cwd: PathBuf,
+    /// Variables set for command agents (`RECTIFY_OUTPUTS`, `RECTIFY_RUN_ID`, ...).
+    pub env: Vec<(String, String)>,
+    /// Time limit of the call.
+    pub timeout: Duration,
+}
+
+/// Makes the provider for one call. The default builds it from the spec; tests and
+/// embedders may substitute their own (for example a cassette or an in-process model).
+pub trait ProviderFactory: Send + Sync {
+    /// The provider for `spec` in `context`.
+    fn provider(
+        &self,
+        spec: &ProviderSpec,
+        context: &CallContext,
+    ) -> Result<Arc<dyn Provider>, ProviderError>;
+}
+
+/// Variables never passed to command agents unless the provider itself sets them.
+const SECRET_VARIABLES: &[&str] = &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/// Builds providers from their specs: command agents in the working directory with the
+/// call's variables and time limit (provider keys removed from their environment), HTTP
+/// backends from the environment, and the embedded model (one instance, shared).
+#[derive(Default)]
+pub struct SpecFactory {
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
+    local: Mutex<Option<Arc<dyn Provider>>>,
+}
+
+impl std::fmt::Debug for SpecFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpecFactory").finish_non_exhaustive()
+    }
+}
+
+impl ProviderFactory for SpecFactory {
+    fn provider(
+        &self,
+        spec: &ProviderSpec,
+        context: &CallContext,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        match spec.kind {
+            ProviderKind::Command => command(spec, context),
+            ProviderKind::Local => self.local(),
+            _ => spec.build(),
+        }
+    }
+}
+
+impl SpecFactory {
+    #[cfg(feature = "local")]
+    fn local(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        let mut slot = self
+            .local
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = slot.as_ref() {
+            return Ok(Arc::clone(p));
+        }
+        let provider = rectify_local::LocalProvider::from_env_or_default(
+            rectify_local::LocalOptions::default(),
+        )
+        .map_err(|e| ProviderError::config("local", e.to_string()))?;
+        let provider: Arc<dyn Provider> = Arc::new(provider);
+        *slot = Some(Arc::clone(&provider));
+        Ok(provider)
+    }
+
+    #[cfg(not(feature = "local"))]
+    fn local(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        Err(ProviderError::config(
+            "local",
+            "built without the `local` feature (the embedded model)",
+        ))
+    }
+}
+
+fn command(spec: &ProviderSpec, context: &CallContext) -> Result<Arc<dyn Provider>, ProviderError> {
+    let Some((program, args)) = spec.command.split_first() else {
+        return Err(ProviderError::config(
+            "command",
+            "the provider has no `command`",
+        ));
+    };
+    let mut config = CommandConfig::new(program.clone(), args.iter().cloned());
+    config.model.clone_from(&spec.model);
+    config.cwd = Some(context.cwd.clone());
+    config.env.clone_from(&context.env);
+    config.env_remove = SECRET_VARIABLES
+        .iter()
+        .map(|v| (*v).to_owned())
+        .filter(|v| !context.env.iter().any(|(k, _)| k == v))
+        .collect();
+    config.timeout = context.timeout;
+    config.prompt_input = PromptInput::Auto;
+    Ok(Arc::new(CommandProvider::new(config)?))
+}

@@ -1,0 +1,287 @@
+//! Validators (seed 001, DESIGN.md §8): agents whose answer ends in a verdict, or commands
+//! (exit 0 is PASS). Run one at a time across the whole run. PASS accepts, WARN accepts and
+//! records, FAIL re-runs the producer with the findings, no verdict is FAIL.
+
+use std::fmt::Write as _;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rectify_core::{Diagnostic, Finding, FindingLevel, Location, Verdict};
+use rectify_provider::Request;
+use tokio::io::AsyncReadExt as _;
+
+use super::Runner;
+use super::call::Called;
+use super::check::Checked;
+use super::produce::{Resolved, Unit};
+use super::prompt::{findings_block, validator_prompt};
+use super::step::UnitCheck;
+use crate::spec::{ValidateSpec, ValidatorSpec};
+use crate::store::StepRecord;
+
+/// The validators' judgement of one producer run.
+pub(crate) enum Judged {
+    /// PASS or WARN from every validator.
+    Accept,
+    /// A FAIL, with the findings block for the producer's next run.
+    Revise(String),
+    /// A FAIL with no re-run left; the findings as diagnostics.
+    Exhausted(Vec<Diagnostic>),
+}
+
+/// Most output kept from a command validator.
+const TAIL: usize = 2_000;
+
+impl Runner {
+    /// The validation settings of a unit: the step's, or for a `foreach` item with
+    /// `validation_from_document`, the document's `meta.validation`.
+    fn validation(&self, unit: &Unit) -> Option<ValidateSpec> {
+        let step = self.step_spec(unit);
+        if let Some(v) = self.item_validation(unit) {
+            return Some(v);
+        }
+        step.validate.clone()
+    }
+
+    pub(crate) async fn validate_unit(
+        &self,
+        unit: &Unit,
+        resolved: &Resolved,
+        record: &mut StepRecord,
+        checked: &UnitCheck,
+    ) -> Result<Judged, String> {
+        let Some(spec) = self.validation(unit).filter(|v| !v.validators.is_empty()) else {
+            return Ok(Judged::Accept);
+        };
+        let _turn = self.validators.lock().await;
+        let work = describe_work(checked);
+        let mut warnings = Vec::new();
+        for validator in &spec.validators {
+            self.report(&unit.key, "validate", validator.name());
+            let verdict = match validator {
+                ValidatorSpec::Agent(name) => {
+                    self.agent_verdict(unit, resolved, record, name, &work)
+                        .await?
+                }
+                ValidatorSpec::Command { command } => self.command_verdict(unit, command).await,
+            };
+            match verdict {
+                Verdict::Pass => record.verdict = Some("PASS".to_owned()),
+                Verdict::Warn { findings } => {
+                    record.verdict = Some("WARN".to_owned());
+                    warnings.extend(
+                        findings
+                            .iter()
+                            .map(|f| format!("{}: {}", validator.name(), f.text)),
+                    );
+                }
+                Verdict::Fail { findings } => {
+                    record.verdict = Some("FAIL".to_owned());
+                    if record.validations < spec.max_validation_attempts {
+                        record.validations += 1;
+                        self.persist(record, "validation_failed");
+                        return Ok(Judged::Revise(findings_block(&validator.name(), &findings)));
+                    }
+                    self.persist(record, "validation_exhausted");
+                    return Ok(Judged::Exhausted(findings_as_diagnostics(
+                        &validator.name(),
+                        &findings,
+                    )));
+                }
+            }
+        }
+        record.warnings.extend(warnings);
+        self.persist(record, "validated");
+        Ok(Judged::Accept)
+    }
+
+    async fn agent_verdict(
+        &self,
+        unit: &Unit,
+        resolved: &Resolved,
+        record: &mut StepRecord,
+        name: &str,
+        work: &str,
+    ) -> Result<Verdict, String> {
+        let (agent, spec) = self.agent(name)?;
+        let prompt = validator_prompt(&agent.instructions, &unit.key, &resolved.task, work);
+        let context = self.call_context(self.step_spec(unit), Vec::new());
+        let provider = self
+            .factory
+            .provider(&spec, &context)
+            .map_err(|e| e.to_string())?;
+        let mut request = Request::new(prompt).with_timeout(context.timeout);
+        request.max_turns = agent.front.max_turns;
+        request.allowed_tools.clone_from(&agent.front.tools);
+        let role = format!("validator:{name}");
+        Ok(
+            match self
+                .call(
+                    &unit.key,
+                    &role,
+                    record.validations + 1,
+                    &provider,
+                    &request,
+                    record,
+                )
+                .await
+            {
+                Called::Answer(r) => rectify_loop::parse_verdict(&r.text),
+                Called::AgentFailed(d) => fail_with(format!(
+                    "the validator `{name}` did not finish: {}",
+                    d.message
+                )),
+                Called::ProviderFailed(e) => {
+                    fail_with(format!("the validator `{name}` could not be asked: {e}"))
+                }
+            },
+        )
+    }
+
+    /// A command validator: no shell, in the working directory, in its own process group
+    /// (killed whole on timeout); exit 0 is PASS, else FAIL with the output's tail.
+    async fn command_verdict(&self, unit: &Unit, command: &[String]) -> Verdict {
+        let Some((program, args)) = command.split_first() else {
+            return fail_with("a command validator needs a program".to_owned());
+        };
+        let context = self.call_context(self.step_spec(unit), Vec::new());
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .current_dir(&self.workdir)
+            .envs(context.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => return fail_with(format!("`{program}` could not be started: {e}")),
+        };
+        let pid = child.id();
+        let mut stdout = child.stdout.take();
+        let mut stderr = child.stderr.take();
+        let read = async {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let a = async {
+                if let Some(s) = stdout.as_mut() {
+                    let _ = s.take(16 * 1024 * 1024).read_to_end(&mut out).await;
+                }
+            };
+            let b = async {
+                if let Some(s) = stderr.as_mut() {
+                    let _ = s.take(16 * 1024 * 1024).read_to_end(&mut err).await;
+                }
+            };
+            tokio::join!(a, b);
+            let status = child.wait().await;
+            (status, out, err)
+        };
+        match tokio::time::timeout(context.timeout, read).await {
+            Ok((Ok(status), out, err)) if status.success() => {
+                let _ = (out, err);
+                Verdict::Pass
+            }
+            Ok((status, out, err)) => {
+                let mut text = String::from_utf8_lossy(&out).into_owned();
+                text.push_str(&String::from_utf8_lossy(&err));
+                let code = status
+                    .ok()
+                    .and_then(|s| s.code())
+                    .map_or("a signal".to_owned(), |c| format!("status {c}"));
+                fail_with(format!(
+                    "`{}` exited with {code}:\n{}",
+                    command.join(" "),
+                    tail(&text)
+                ))
+            }
+            Err(_) => {
+                kill_group(pid);
+                fail_with(format!(
+                    "`{}` did not finish within {:.0} s and was stopped",
+                    command.join(" "),
+                    context.timeout.as_secs_f64()
+                ))
+            }
+        }
+    }
+}
+
+fn kill_group(pid: Option<u32>) {
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        let group = nix::unistd::Pid::from_raw(pid);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    }
+    std::thread::sleep(Duration::from_millis(10));
+}
+
+fn tail(text: &str) -> &str {
+    let text = text.trim_end();
+    let start = text.len().saturating_sub(TAIL);
+    let start = (start..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    &text[start..]
+}
+
+fn fail_with(text: String) -> Verdict {
+    Verdict::Fail {
+        findings: vec![Finding {
+            level: FindingLevel::Fail,
+            text,
+            file: None,
+            line: None,
+        }],
+    }
+}
+
+fn findings_as_diagnostics(validator: &str, findings: &[Finding]) -> Vec<Diagnostic> {
+    findings
+        .iter()
+        .filter(|f| f.level == FindingLevel::Fail)
+        .map(|f| {
+            let mut message = f.text.clone();
+            if let Some(file) = &f.file {
+                let _ = write!(
+                    message,
+                    " ({file}{})",
+                    f.line.map(|l| format!(":{l}")).unwrap_or_default()
+                );
+            }
+            Diagnostic::error("verdict.fail", Location::root(), message)
+                .source(format!("validator:{validator}"))
+        })
+        .collect()
+}
+
+/// What the validator is shown: each output's content (bounded), or the answer.
+fn describe_work(checked: &UnitCheck) -> String {
+    const MAX: usize = 20_000;
+    let mut out = String::new();
+    for (path, text, c) in &checked.files {
+        let text = text.as_deref().unwrap_or("");
+        let shown = if text.len() > MAX {
+            let end = (0..=MAX)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            format!("{}\n[... {} more bytes]", &text[..end], text.len() - end)
+        } else {
+            text.to_owned()
+        };
+        let title = if path.is_empty() {
+            "The answer".to_owned()
+        } else {
+            format!("`{path}`")
+        };
+        let _ = write!(out, "{title}:\n\n```\n{}\n```\n\n", shown.trim_end());
+        let _: &Checked = c;
+    }
+    if out.is_empty() {
+        out.push_str("The step changed the working directory; inspect it there.");
+    }
+    out
+}

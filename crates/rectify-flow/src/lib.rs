@@ -1,0 +1,27 @@
+//! Workflows (DESIGN.md §11): multi-step agent pipelines as one YAML file.
+//!
+//! A workflow names providers, agents (Markdown with YAML front matter) and steps. Each step
+//! runs an agent that writes files or answers; every output is read with its format, repaired
+//! deterministically (the fix written back, the original kept), and checked with its schema,
+//! rules and cross-file references. A failing output goes to a repair agent or back to the
+//! producer with the problems, within counters kept in the [`Store`]; when they run out the
+//! run pauses for a person (or fails). Validators judge finished work with PASS/WARN/FAIL.
+//! Every state change is committed before the next side effect.
+//!
+//! - [`load()`] reads a workflow file and reports every configuration problem with its file,
+//!   line and column before any model is called;
+//! - [`run()`] runs it ([`RunOptions`]) and returns a [`RunSummary`];
+//! - [`Store`] keeps runs, steps, every raw answer, artifacts, waits and events in SQLite.
+
+pub mod engine;
+pub mod graph;
+pub mod load;
+pub mod spec;
+pub mod store;
+pub mod summary;
+pub mod template;
+
+pub use engine::{ProviderFactory, RunError, RunOptions, SpecFactory, run};
+pub use load::{LoadError, Problem, Workflow, load, load_str};
+pub use store::{RunStatus, Store, StoreError};
+pub use summary::RunSummary;

@@ -1,0 +1,449 @@
+//! The store (DESIGN.md §11.2): SQLite in `.rectify/rectify.db`, WAL, `synchronous=FULL`,
+//! one transaction per state change, committed before the next side effect.
+//!
+//! It keeps runs (the workflow pinned by hash and copy, inputs, status, the error memory,
+//! the lease), steps (status, counters, usage, the accepted output), calls (every raw answer,
+//! recorded as soon as it arrives and before it is checked), artifacts by content hash
+//! (original outputs before repair, repaired outputs, human edits), what a paused run waits
+//! for, and events. Nothing is a full-state snapshot: storage grows with the work done.
+
+mod records;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+
+pub use records::{
+    CallRecord, RunRecord, RunStatus, StepRecord, StepStatus, StepStatusField, WaitRecord,
+};
+
+/// A store failure (the database cannot be opened or written).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("the run store failed: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The store's directory could not be created.
+    #[error("cannot create the run store in `{path}`: {source}")]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A stored JSON column could not be read.
+    #[error("the run store holds unreadable data: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The store was written by a newer rectify.
+    #[error("the run store has schema version {found}; this rectify knows up to {known}")]
+    Version {
+        /// Version in the file.
+        found: i64,
+        /// Newest version this build knows.
+        known: i64,
+    },
+}
+
+/// The run store. `Send + Sync`; each method is one transaction.
+#[derive(Debug)]
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: Option<PathBuf>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+impl Store {
+    /// Opens (creating when needed) the store of the working directory `workdir`:
+    /// `workdir/.rectify/rectify.db`, created with mode 0600.
+    pub fn open(workdir: &Path) -> Result<Store, StoreError> {
+        let dir = workdir.join(".rectify");
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let path = dir.join("rectify.db");
+        create_private(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let conn = Connection::open(&path)?;
+        Store::init(conn, Some(path))
+    }
+
+    /// Opens the store at `workdir/.rectify/rectify.db` only if it exists.
+    pub fn open_existing(workdir: &Path) -> Result<Option<Store>, StoreError> {
+        let path = workdir.join(".rectify").join("rectify.db");
+        if !path.exists() {
+            return Ok(None);
+        }
+        let conn = Connection::open(&path)?;
+        Store::init(conn, Some(path)).map(Some)
+    }
+
+    /// A store in memory (for benchmarks and tests of the engine without a file).
+    pub fn in_memory() -> Result<Store, StoreError> {
+        Store::init(Connection::open_in_memory()?, None)
+    }
+
+    fn init(conn: Connection, path: Option<PathBuf>) -> Result<Store, StoreError> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&conn)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path,
+        })
+    }
+
+    /// The database file, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a half-written transaction behind
+        // (SQLite rolls it back), so the connection is still usable.
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records a new run.
+    pub fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO runs (id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms, lease_pid, lease_host, lease_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?10)",
+            params![
+                run.id,
+                run.workflow,
+                run.workflow_path,
+                run.workflow_hash,
+                run.workflow_source,
+                run.workdir,
+                serde_json::to_string(&run.inputs)?,
+                run.status.as_str(),
+                run.memory,
+                run.created_ms,
+                i64::from(std::process::id()),
+                hostname(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Sets a run's status.
+    pub fn set_run_status(&self, run: &str, status: RunStatus) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET status = ?2, updated_ms = ?3 WHERE id = ?1",
+            params![run, status.as_str(), now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Saves the run's error memory (JSON).
+    pub fn set_memory(&self, run: &str, memory: &str) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET memory = ?2, updated_ms = ?3 WHERE id = ?1",
+            params![run, memory, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Writes a step's whole row (insert or replace) and, in the same transaction, an event.
+    pub fn put_step(&self, run: &str, step: &StepRecord, event: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+             ON CONFLICT (run_id, id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+               repairs = excluded.repairs, repair_runs = excluded.repair_runs, revisions = excluded.revisions,
+               validations = excluded.validations, verdict = excluded.verdict, warnings = excluded.warnings,
+               diagnostics = excluded.diagnostics, input_tokens = excluded.input_tokens,
+               output_tokens = excluded.output_tokens, cost = excluded.cost, output = excluded.output,
+               started_ms = excluded.started_ms, ended_ms = excluded.ended_ms",
+            params![
+                run,
+                step.id,
+                step.status.as_str(),
+                step.attempts,
+                step.repairs,
+                step.repair_runs,
+                step.revisions,
+                step.validations,
+                step.verdict,
+                json_or_null(&step.warnings)?,
+                json_or_null(&step.diagnostics)?,
+                step.input_tokens,
+                step.output_tokens,
+                step.cost,
+                step.output.as_ref().map(serde_json::to_string).transpose()?,
+                step.started_ms,
+                step.ended_ms,
+            ],
+        )?;
+        tx.execute(
+            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![run, step.id, event, now_ms()],
+        )?;
+        tx.execute(
+            "UPDATE runs SET updated_ms = ?2, lease_ms = ?2 WHERE id = ?1",
+            params![run, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records a model or agent answer as it arrives (before it is checked); returns its id.
+    pub fn record_call(&self, run: &str, call: &CallRecord) -> Result<i64, StoreError> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO calls (run_id, step, role, seq, prompt_hash, raw, input_tokens, output_tokens, at_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                run,
+                call.step,
+                call.role,
+                call.seq,
+                call.prompt_hash,
+                call.raw,
+                call.input_tokens,
+                call.output_tokens,
+                now_ms()
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// The calls of a run, in order.
+    pub fn calls(&self, run: &str) -> Result<Vec<CallRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT step, role, seq, prompt_hash, raw, input_tokens, output_tokens FROM calls WHERE run_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map(params![run], |r| {
+            Ok(CallRecord {
+                step: r.get(0)?,
+                role: r.get(1)?,
+                seq: r.get(2)?,
+                prompt_hash: r.get(3)?,
+                raw: r.get(4)?,
+                input_tokens: r.get(5)?,
+                output_tokens: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Stores `bytes` by content hash (once) and links them to a run's step and path as
+    /// `kind` (`original`, `repaired`, `edit`, `answer`); returns the hash.
+    pub fn put_artifact(
+        &self,
+        run: &str,
+        step: &str,
+        path: &str,
+        kind: &str,
+        bytes: &[u8],
+    ) -> Result<String, StoreError> {
+        let hash = super::load::hex(&Sha256::digest(bytes));
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT OR IGNORE INTO artifacts (hash, bytes) VALUES (?1, ?2)",
+            params![hash, bytes],
+        )?;
+        tx.execute(
+            "INSERT INTO artifact_links (run_id, step, path, kind, hash, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![run, step, path, kind, hash, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(hash)
+    }
+
+    /// The bytes of an artifact.
+    pub fn artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT bytes FROM artifacts WHERE hash = ?1",
+                params![hash],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Records what a paused run waits for, sets the step and the run to waiting, and adds
+    /// an event — one transaction, committed before anything is printed.
+    pub fn put_wait(&self, run: &str, wait: &WaitRecord) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO waits (run_id, step, reason, message, diagnostics, files, best, created_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (run_id, step) DO UPDATE SET reason = excluded.reason, message = excluded.message,
+               diagnostics = excluded.diagnostics, files = excluded.files, best = excluded.best,
+               created_ms = excluded.created_ms, resolved_ms = NULL",
+            params![
+                run,
+                wait.step,
+                wait.reason,
+                wait.message,
+                json_or_null(&wait.diagnostics)?,
+                serde_json::to_string(&wait.files)?,
+                wait.best,
+                now_ms()
+            ],
+        )?;
+        tx.execute(
+            "UPDATE steps SET status = 'waiting' WHERE run_id = ?1 AND id = ?2",
+            params![run, wait.step],
+        )?;
+        tx.execute(
+            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, 'waiting', ?3)",
+            params![run, wait.step, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The open waits of a run.
+    pub fn waits(&self, run: &str) -> Result<Vec<WaitRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT step, reason, message, diagnostics, files, best FROM waits WHERE run_id = ?1 AND resolved_ms IS NULL ORDER BY created_ms, step",
+        )?;
+        let rows = stmt.query_map(params![run], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<String>>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (step, reason, message, diagnostics, files, best) = row?;
+            out.push(WaitRecord {
+                step,
+                reason,
+                message,
+                diagnostics: parse_or_default(diagnostics.as_deref())?,
+                files: serde_json::from_str(&files)?,
+                best,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Adds an event.
+    pub fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![run, step, kind, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// One run.
+    pub fn run(&self, run: &str) -> Result<Option<RunRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("{} WHERE id = ?1", records::RUN_SELECT))?;
+        let found = stmt.query_row(params![run], records::run_row).optional()?;
+        found.map(records::finish_run).transpose()
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Vec<RunRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "{} ORDER BY created_ms DESC, id",
+            records::RUN_SELECT
+        ))?;
+        let rows = stmt.query_map([], records::run_row)?;
+        rows.map(|r| records::finish_run(r?)).collect()
+    }
+
+    /// The steps of a run, in the order they were first written.
+    pub fn steps(&self, run: &str) -> Result<Vec<StepRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "{} WHERE run_id = ?1 ORDER BY rowid",
+            records::STEP_SELECT
+        ))?;
+        let rows = stmt.query_map(params![run], records::step_row)?;
+        rows.map(|r| records::finish_step(r?)).collect()
+    }
+
+    /// Bytes stored for a run, raw answers and artifacts excluded (the size of its rows).
+    pub fn run_bytes(&self, run: &str) -> Result<i64, StoreError> {
+        let conn = self.conn();
+        let sum = |sql: &str| -> Result<i64, rusqlite::Error> {
+            conn.query_row(sql, params![run], |r| r.get::<_, Option<i64>>(0))
+                .map(Option::unwrap_or_default)
+        };
+        Ok(sum(
+            "SELECT SUM(LENGTH(id) + LENGTH(workflow) + LENGTH(workflow_path) + LENGTH(workflow_hash) + LENGTH(workdir) + LENGTH(inputs) + LENGTH(status) + IFNULL(LENGTH(memory),0) + 48) FROM runs WHERE id = ?1",
+        )? + sum(
+            "SELECT SUM(LENGTH(id) + LENGTH(status) + IFNULL(LENGTH(verdict),0) + IFNULL(LENGTH(warnings),0) + IFNULL(LENGTH(diagnostics),0) + IFNULL(LENGTH(output),0) + 80) FROM steps WHERE run_id = ?1",
+        )? + sum("SELECT SUM(LENGTH(step) + LENGTH(kind) + 16) FROM events WHERE run_id = ?1")?
+            + sum(
+                "SELECT SUM(LENGTH(step) + LENGTH(role) + LENGTH(prompt_hash) + 32) FROM calls WHERE run_id = ?1",
+            )?
+            + sum(
+                "SELECT SUM(LENGTH(step) + LENGTH(path) + LENGTH(kind) + LENGTH(hash) + 16) FROM artifact_links WHERE run_id = ?1",
+            )?)
+    }
+}
+
+fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>, serde_json::Error> {
+    if items.is_empty() {
+        Ok(None)
+    } else {
+        serde_json::to_string(items).map(Some)
+    }
+}
+
+fn parse_or_default<T: serde::de::DeserializeOwned + Default>(
+    text: Option<&str>,
+) -> Result<T, StoreError> {
+    match text {
+        Some(t) => Ok(serde_json::from_str(t)?),
+        None => Ok(T::default()),
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Creates `path` with mode 0600 when it does not exist (prompts and answers are kept in it).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,279 @@
+//! Rows of the store as Rust types.
+
+use rectify_core::Diagnostic;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::StoreError;
+
+/// The status of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Steps are being run.
+    Running,
+    /// Paused for a person.
+    Waiting,
+    /// Every step finished.
+    Completed,
+    /// A step failed (`on_exhausted: fail`, a provider failure).
+    Failed,
+}
+
+impl RunStatus {
+    /// The stored and printed name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Waiting => "waiting",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(text: &str) -> RunStatus {
+        match text {
+            "waiting" => RunStatus::Waiting,
+            "completed" => RunStatus::Completed,
+            "failed" => RunStatus::Failed,
+            _ => RunStatus::Running,
+        }
+    }
+}
+
+/// The status of a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// Not started.
+    Pending,
+    /// Started, not finished.
+    Running,
+    /// Finished, valid.
+    Done,
+    /// Finished, valid, with validator warnings.
+    DoneWithWarnings,
+    /// Paused for a person.
+    Waiting,
+    /// Failed.
+    Failed,
+    /// Not run because a step it needs failed.
+    Skipped,
+}
+
+impl StepStatus {
+    /// The stored and printed name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Pending => "pending",
+            StepStatus::Running => "running",
+            StepStatus::Done => "done",
+            StepStatus::DoneWithWarnings => "done_with_warnings",
+            StepStatus::Waiting => "waiting",
+            StepStatus::Failed => "failed",
+            StepStatus::Skipped => "skipped",
+        }
+    }
+
+    /// Finished successfully.
+    pub fn is_done(self) -> bool {
+        matches!(self, StepStatus::Done | StepStatus::DoneWithWarnings)
+    }
+
+    fn parse(text: &str) -> StepStatus {
+        match text {
+            "running" => StepStatus::Running,
+            "done" => StepStatus::Done,
+            "done_with_warnings" => StepStatus::DoneWithWarnings,
+            "waiting" => StepStatus::Waiting,
+            "failed" => StepStatus::Failed,
+            "skipped" => StepStatus::Skipped,
+            _ => StepStatus::Pending,
+        }
+    }
+}
+
+/// A run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRecord {
+    /// The run id.
+    pub id: String,
+    /// The workflow's name.
+    pub workflow: String,
+    /// The workflow file as given.
+    pub workflow_path: String,
+    /// SHA-256 of the workflow and its agents at start.
+    pub workflow_hash: String,
+    /// The workflow file's text at start (pinned).
+    #[serde(skip)]
+    pub workflow_source: String,
+    /// The working directory.
+    pub workdir: String,
+    /// The resolved inputs.
+    pub inputs: Value,
+    /// Its status.
+    pub status: RunStatus,
+    /// The error memory (JSON).
+    #[serde(skip)]
+    pub memory: Option<String>,
+    /// When it started (ms since the epoch).
+    pub created_ms: i64,
+    /// Last change (ms since the epoch).
+    pub updated_ms: i64,
+}
+
+/// A step (or one item of a `foreach`, as `step[key]`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step id (`implement[T1]` for an item).
+    pub id: String,
+    /// Its status.
+    pub status: StepStatusField,
+    /// Producer calls.
+    pub attempts: u32,
+    /// Deterministic repairs applied to its outputs.
+    pub repairs: u32,
+    /// Runs of the repair agent.
+    pub repair_runs: u32,
+    /// Producer runs again with feedback.
+    pub revisions: u32,
+    /// Producer runs again after a FAIL verdict.
+    pub validations: u32,
+    /// The last verdict of its validators.
+    pub verdict: Option<String>,
+    /// Validator warnings and confinement warnings.
+    pub warnings: Vec<String>,
+    /// The diagnostics of its latest check (errors while waiting or failed).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Input tokens over all its calls.
+    pub input_tokens: u64,
+    /// Output tokens over all its calls.
+    pub output_tokens: u64,
+    /// Cost over all its calls, when priced.
+    pub cost: Option<f64>,
+    /// The accepted output: an answer's value, or the paths written.
+    pub output: Option<Value>,
+    /// When it started.
+    pub started_ms: Option<i64>,
+    /// When it ended.
+    pub ended_ms: Option<i64>,
+}
+
+/// A [`StepStatus`] that defaults to pending (so records can derive `Default`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct StepStatusField(pub StepStatus);
+
+impl Default for StepStatusField {
+    fn default() -> Self {
+        StepStatusField(StepStatus::Pending)
+    }
+}
+
+impl StepStatusField {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        self.0.as_str()
+    }
+}
+
+/// One recorded answer of a model or agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// The step (or item).
+    pub step: String,
+    /// `producer`, `repair` or `validator:NAME`.
+    pub role: String,
+    /// 1-based number of this role's call within the step.
+    pub seq: u32,
+    /// SHA-256 of the request's messages.
+    pub prompt_hash: String,
+    /// The answer as received.
+    pub raw: String,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+}
+
+/// What a paused run waits for.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitRecord {
+    /// The step.
+    pub step: String,
+    /// `human` (a human step) or `exhausted` (an escalation).
+    pub reason: String,
+    /// The question, or why the step escalated.
+    pub message: Option<String>,
+    /// The problems of the best candidate.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The files concerned.
+    pub files: Vec<String>,
+    /// The best candidate (an answer's text), when there is one.
+    pub best: Option<String>,
+}
+
+pub(super) const RUN_SELECT: &str = "SELECT id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms FROM runs";
+
+pub(super) type RunRow = (RunRecord, String);
+
+pub(super) fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok((
+        RunRecord {
+            id: r.get(0)?,
+            workflow: r.get(1)?,
+            workflow_path: r.get(2)?,
+            workflow_hash: r.get(3)?,
+            workflow_source: r.get(4)?,
+            workdir: r.get(5)?,
+            inputs: Value::Null,
+            status: RunStatus::parse(&r.get::<_, String>(7)?),
+            memory: r.get(8)?,
+            created_ms: r.get(9)?,
+            updated_ms: r.get(10)?,
+        },
+        r.get(6)?,
+    ))
+}
+
+pub(super) fn finish_run((mut run, inputs): RunRow) -> Result<RunRecord, StoreError> {
+    run.inputs = serde_json::from_str(&inputs)?;
+    Ok(run)
+}
+
+pub(super) const STEP_SELECT: &str = "SELECT id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms FROM steps";
+
+pub(super) type StepRow = (StepRecord, [Option<String>; 3]);
+
+pub(super) fn step_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StepRow> {
+    Ok((
+        StepRecord {
+            id: r.get(0)?,
+            status: StepStatusField(StepStatus::parse(&r.get::<_, String>(1)?)),
+            attempts: r.get(2)?,
+            repairs: r.get(3)?,
+            repair_runs: r.get(4)?,
+            revisions: r.get(5)?,
+            validations: r.get(6)?,
+            verdict: r.get(7)?,
+            warnings: Vec::new(),
+            diagnostics: Vec::new(),
+            input_tokens: r.get(10)?,
+            output_tokens: r.get(11)?,
+            cost: r.get(12)?,
+            output: None,
+            started_ms: r.get(14)?,
+            ended_ms: r.get(15)?,
+        },
+        [r.get(8)?, r.get(9)?, r.get(13)?],
+    ))
+}
+
+pub(super) fn finish_step(
+    (mut step, [warnings, diagnostics, output]): StepRow,
+) -> Result<StepRecord, StoreError> {
+    step.warnings = super::parse_or_default(warnings.as_deref())?;
+    step.diagnostics = super::parse_or_default(diagnostics.as_deref())?;
+    step.output = output.as_deref().map(serde_json::from_str).transpose()?;
+    Ok(step)
+}

@@ -1,0 +1,106 @@
+//! The store's tables and their migrations.
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// The newest schema version.
+pub(super) const VERSION: i64 = 1;
+
+const V1: &str = "
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  workflow TEXT NOT NULL,
+  workflow_path TEXT NOT NULL,
+  workflow_hash TEXT NOT NULL,
+  workflow_source TEXT NOT NULL,
+  workdir TEXT NOT NULL,
+  inputs TEXT NOT NULL,
+  status TEXT NOT NULL,
+  memory TEXT,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  lease_pid INTEGER,
+  lease_host TEXT,
+  lease_ms INTEGER
+);
+CREATE TABLE steps (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  repairs INTEGER NOT NULL DEFAULT 0,
+  repair_runs INTEGER NOT NULL DEFAULT 0,
+  revisions INTEGER NOT NULL DEFAULT 0,
+  validations INTEGER NOT NULL DEFAULT 0,
+  verdict TEXT,
+  warnings TEXT,
+  diagnostics TEXT,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  cost REAL,
+  output TEXT,
+  started_ms INTEGER,
+  ended_ms INTEGER,
+  PRIMARY KEY (run_id, id)
+);
+CREATE TABLE calls (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  role TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  prompt_hash TEXT NOT NULL,
+  raw TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  at_ms INTEGER NOT NULL
+);
+CREATE INDEX calls_by_run ON calls (run_id, step, role, seq);
+CREATE TABLE artifacts (
+  hash TEXT PRIMARY KEY,
+  bytes BLOB NOT NULL
+);
+CREATE TABLE artifact_links (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  path TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  hash TEXT NOT NULL REFERENCES artifacts(hash),
+  at_ms INTEGER NOT NULL
+);
+CREATE INDEX links_by_run ON artifact_links (run_id, step);
+CREATE TABLE waits (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  message TEXT,
+  diagnostics TEXT,
+  files TEXT NOT NULL,
+  best TEXT,
+  created_ms INTEGER NOT NULL,
+  resolved_ms INTEGER,
+  PRIMARY KEY (run_id, step)
+);
+CREATE TABLE events (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at_ms INTEGER NOT NULL
+);
+CREATE INDEX events_by_run ON events (run_id);
+";
+
+/// Brings the database to [`VERSION`], one transaction per version step.
+pub(super) fn migrate(conn: &Connection) -> Result<(), StoreError> {
+    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if found > VERSION {
+        return Err(StoreError::Version {
+            found,
+            known: VERSION,
+        });
+    }
+    if found < 1 {
+        conn.execute_batch(&format!("BEGIN; {V1} PRAGMA user_version = 1; COMMIT;"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! The run summary: what `rectify run`, `resume` and `status RUN` print with `--output json`
+//! (DESIGN.md §11.3).
+
+use rectify_core::Diagnostic;
+use serde::Serialize;
+
+use crate::store::{RunStatus, Store, StoreError, WaitRecord};
+
+/// A run as the CLI reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    /// The run id.
+    pub run_id: String,
+    /// The workflow's name.
+    pub workflow: String,
+    /// `completed`, `waiting`, `failed` or `running`.
+    pub status: RunStatus,
+    /// What the run waits for (the first open wait), when it waits.
+    pub waiting: Option<Waiting>,
+    /// Every open wait (several when parallel branches escalated).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<Waiting>,
+    /// `provider` when the run failed because a provider could not be reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// The steps (and `foreach` items) in the order they started.
+    pub steps: Vec<StepSummary>,
+}
+
+/// What a paused run waits for.
+#[derive(Clone, Debug, Serialize)]
+pub struct Waiting {
+    /// The step.
+    pub step: String,
+    /// `human` or `exhausted`.
+    pub reason: String,
+    /// The question, or why the step escalated.
+    pub message: Option<String>,
+    /// The problems of the best candidate.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The files concerned.
+    pub files: Vec<String>,
+    /// The best candidate answer, when the step answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<String>,
+}
+
+/// One step's line.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepSummary {
+    /// The step id (`step[key]` for an item).
+    pub id: String,
+    /// `done`, `done_with_warnings`, `waiting`, `failed`, `pending`, `running` or `skipped`.
+    pub status: String,
+    /// Producer runs.
+    pub attempts: u32,
+    /// Deterministic repairs applied to its outputs.
+    pub repairs: u32,
+    /// Runs of the repair agent.
+    pub repair_runs: u32,
+    /// Producer runs with feedback.
+    pub revisions: u32,
+    /// Producer runs after a FAIL verdict.
+    pub validations: u32,
+    /// The last verdict.
+    pub verdict: Option<String>,
+    /// Warnings (validator WARN findings, confinement).
+    pub warnings: Vec<String>,
+    /// Errors of its last check, when it did not finish.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Tokens over all its calls.
+    pub tokens: Tokens,
+    /// Cost over all its calls (0 when unpriced).
+    pub cost_usd: f64,
+}
+
+/// Token counts.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Tokens {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl From<WaitRecord> for Waiting {
+    fn from(w: WaitRecord) -> Waiting {
+        Waiting {
+            step: w.step,
+            reason: w.reason,
+            message: w.message,
+            diagnostics: w.diagnostics,
+            files: w.files,
+            best: w.best,
+        }
+    }
+}
+
+impl RunSummary {
+    /// Reads a run's summary from the store; `Ok(None)`-like errors are the caller's: a
+    /// missing run is `StoreError` free, reported as `None` by [`RunSummary::find`].
+    pub fn load(store: &Store, run: &str) -> Result<RunSummary, StoreError> {
+        Self::find(store, run)?
+            .ok_or_else(|| StoreError::Sqlite(rusqlite::Error::QueryReturnedNoRows))
+    }
+
+    /// The summary of `run`, if the store has it.
+    pub fn find(store: &Store, run: &str) -> Result<Option<RunSummary>, StoreError> {
+        let Some(record) = store.run(run)? else {
+            return Ok(None);
+        };
+        let waits: Vec<Waiting> = if record.status == RunStatus::Waiting {
+            store.waits(run)?.into_iter().map(Waiting::from).collect()
+        } else {
+            Vec::new()
+        };
+        let steps = store
+            .steps(run)?
+            .into_iter()
+            .map(|s| StepSummary {
+                id: s.id,
+                status: s.status.as_str().to_owned(),
+                attempts: s.attempts,
+                repairs: s.repairs,
+                repair_runs: s.repair_runs,
+                revisions: s.revisions,
+                validations: s.validations,
+                verdict: s.verdict,
+                warnings: s.warnings,
+                diagnostics: s.diagnostics,
+                tokens: Tokens {
+                    input: s.input_tokens,
+                    output: s.output_tokens,
+                },
+                cost_usd: s.cost.unwrap_or(0.0),
+            })
+            .collect();
+        Ok(Some(RunSummary {
+            run_id: record.id,
+            workflow: record.workflow,
+            status: record.status,
+            waiting: waits.first().cloned(),
+            waits: if waits.len() > 1 { waits } else { Vec::new() },
+            failure: None,
+            steps,
+        }))
+    }
+}

@@ -1,0 +1,16 @@
+//! Workflow tests: script agents drive every route; the real engine, store and providers.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::many_single_char_names,
+    clippy::needless_raw_string_hashes,
+    clippy::format_push_string,
+    clippy::map_unwrap_or
+)]
+
+mod config;
+mod routes;
+mod support;
+mod validators;
