@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 
 use minijinja::{Environment, UndefinedBehavior};
-use serde::Serialize;
 
 /// The variables a template may name, by root.
 #[derive(Clone, Debug, Default)]
@@ -37,12 +36,12 @@ impl Default for Templates {
 
 impl Templates {
     /// Renders `source` with `context`.
-    pub fn render<S: Serialize>(&self, source: &str, context: S) -> Result<String, String> {
+    pub fn render(&self, source: &str, context: &serde_json::Value) -> Result<String, String> {
         if !source.contains("{{") && !source.contains("{%") {
             return Ok(source.to_owned());
         }
         self.env
-            .render_str(source, context)
+            .render_str(source, to_template(context))
             .map_err(|e| describe(&e))
     }
 
@@ -64,6 +63,34 @@ impl Templates {
             }
         }
         problems
+    }
+}
+
+/// The context as template values. Numbers are converted by value: with serde_json's
+/// `arbitrary_precision` (on in this workspace) a `Number` serializes as a private map, which
+/// a template would print as `{"$serde_json::private::Number": "3"}`.
+fn to_template(value: &serde_json::Value) -> minijinja::Value {
+    use serde_json::Value as J;
+    match value {
+        J::Null => minijinja::Value::from(()),
+        J::Bool(b) => minijinja::Value::from(*b),
+        J::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                minijinja::Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                minijinja::Value::from(u)
+            } else if let Some(f) = n.as_f64() {
+                minijinja::Value::from(f)
+            } else {
+                minijinja::Value::from(n.to_string())
+            }
+        }
+        J::String(s) => minijinja::Value::from(s.as_str()),
+        J::Array(items) => items.iter().map(to_template).collect(),
+        J::Object(map) => map
+            .iter()
+            .map(|(k, v)| (k.as_str(), to_template(v)))
+            .collect(),
     }
 }
 
@@ -159,12 +186,16 @@ mod tests {
     #[test]
     fn rendering_is_strict_and_does_not_escape() {
         let t = Templates::default();
-        let ctx = json!({"inputs": {"feature": "a <b> & c"}});
+        let ctx = json!({"inputs": {"feature": "a <b> & c", "n": 3, "x": 1.5}});
         assert_eq!(
             t.render("do {{ inputs.feature }}", &ctx).unwrap(),
             "do a <b> & c"
         );
         assert!(t.render("{{ inputs.missing }}", &ctx).is_err());
+        assert_eq!(
+            t.render("{{ inputs.n + 1 }} {{ inputs.x }}", &ctx).unwrap(),
+            "4 1.5"
+        );
         assert_eq!(t.render("plain {text}", &ctx).unwrap(), "plain {text}");
     }
 }

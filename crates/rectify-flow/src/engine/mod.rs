@@ -252,7 +252,7 @@ impl Runner {
     }
 
     fn render(&self, source: &str, item: Option<&Value>) -> Result<String, String> {
-        self.templates.render(source, self.context(item))
+        self.templates.render(source, &self.context(item))
     }
 
     fn call_context(
@@ -348,7 +348,7 @@ fn resolve_inputs(
             (Some(v), _) => v,
             (None, Some(default)) => {
                 let ctx = json!({"inputs": values, "run": {"id": run_id}});
-                match templates.render(default, ctx) {
+                match templates.render(default, &ctx) {
                     Ok(v) => v,
                     Err(e) => {
                         problems.push(Problem::new(

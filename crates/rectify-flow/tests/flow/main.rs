@@ -10,6 +10,8 @@
     clippy::map_unwrap_or
 )]
 
+mod answers;
+mod bad_input;
 mod config;
 mod routes;
 mod support;

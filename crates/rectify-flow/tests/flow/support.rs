@@ -40,12 +40,13 @@ impl Fixture {
         path
     }
 
-    /// A script agent `name`: `$n` is its call number (1-based), the prompt is saved as
+    /// A script agent `name`: `$n` is its call number (1-based, taken under a lock: items run in
+    /// parallel), the prompt is saved as
     /// `log/NAME-N.txt`, then `body` runs in the working directory.
     pub fn script(&self, name: &str, body: &str) {
         let log = self.log.display();
         let script = format!(
-            "#!/bin/sh\nn=$(cat '{log}/{name}.count' 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > '{log}/{name}.count'\ncat > '{log}/{name}-'$n'.txt'\nLOG='{log}'\n{body}\n"
+            "#!/bin/sh\nwhile ! mkdir '{log}/{name}.lock' 2>/dev/null; do sleep 0.01; done\nn=$(cat '{log}/{name}.count' 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > '{log}/{name}.count'\nrmdir '{log}/{name}.lock'\ncat > '{log}/{name}-'$n'.txt'\nLOG='{log}'\n{body}\n"
         );
         self.file(&format!("{name}.sh"), &script);
         self.file(
