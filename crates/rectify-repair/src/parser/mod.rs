@@ -210,6 +210,21 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     /// Skips whitespace and comments, recording each comment, each run of Unicode white
     /// space and each code fence inside brackets.
     pub fn skip_blank(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t' | 0x0c)) {
+            self.pos += 1;
+        }
+        if matches!(
+            self.peek(),
+            Some(b'/' | b'#' | b'`' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+        ) {
+            self.skip_blank_slow();
+        }
+    }
+
+    /// [`Self::skip_blank`] past a byte that may start a comment, Unicode white space or a
+    /// code fence.
+    #[inline(never)]
+    fn skip_blank_slow(&mut self) {
         loop {
             while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t' | 0x0c)) {
                 self.pos += 1;

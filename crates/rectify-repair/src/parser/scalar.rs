@@ -63,11 +63,12 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mut nest = 0usize;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
-            let next = self.byte_at(i + 1);
             let comment = b == b'/'
-                && (next == Some(b'*')
-                    || (next == Some(b'/')
-                        && (numeric || i == self.pos || self.byte_at(i - 1) == Some(b' '))));
+                && match self.byte_at(i + 1) {
+                    Some(b'*') => true,
+                    Some(b'/') => numeric || i == self.pos || self.byte_at(i - 1) == Some(b' '),
+                    _ => false,
+                };
             let bracket = numeric && matches!(b, b'{' | b'[');
             numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_') || b.is_ascii_whitespace();
             if comment || bracket {
