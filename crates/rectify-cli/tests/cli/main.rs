@@ -8,3 +8,4 @@ mod check;
 mod repair;
 mod rules;
 mod support;
+mod workflows;

@@ -1,0 +1,1 @@
+//! `rectify run` and `rectify status` on the workflow examples under `examples/workflows/`.
