@@ -18,6 +18,8 @@ pub enum ExitStatus {
     /// 4: provider error after transport retries.
     #[allow(dead_code)]
     Provider,
+    /// 128 + the signal that stopped the command (130 for Ctrl-C, 143 for SIGTERM).
+    Interrupted(u8),
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -28,6 +30,7 @@ impl From<ExitStatus> for ExitCode {
             ExitStatus::Config => 2,
             ExitStatus::Escalated => 3,
             ExitStatus::Provider => 4,
+            ExitStatus::Interrupted(code) => code,
         })
     }
 }

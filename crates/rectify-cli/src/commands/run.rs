@@ -24,7 +24,11 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
     }
     let store = Arc::new(Store::open(&args.workdir).context("cannot open the run store")?);
     let mut options = RunOptions::new(&args.workdir);
-    options.run_id.clone_from(&args.run_id);
+    let run_id = args
+        .run_id
+        .clone()
+        .unwrap_or_else(|| rectify_flow::engine::new_run_id(&workflow.spec.name));
+    options.run_id = Some(run_id.clone());
     options.inputs.clone_from(&args.inputs);
     options.max_parallel = args.max_parallel as usize;
     if std::io::stderr().is_terminal() && args.output == Output::Human {
@@ -35,7 +39,26 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let summary = match runtime.block_on(rectify_flow::run(workflow, store, options)) {
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            result = rectify_flow::run(workflow, store, options) => Ok(result),
+            code = interrupted() => Err(code),
+        }
+    });
+    // Leaving the runtime drops the running steps: agents' process groups are killed, and
+    // every state change already committed stays in the store.
+    drop(runtime);
+    let result = match outcome {
+        Ok(result) => result,
+        Err(code) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "interrupted: the run `{run_id}` stopped; its finished steps and recorded answers are in the store (`rectify status {run_id}`)"
+            );
+            return Ok(ExitStatus::Interrupted(code));
+        }
+    };
+    let summary = match result {
         Ok(s) => s,
         Err(RunError::Config(problems)) => {
             let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
@@ -82,6 +105,21 @@ fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
         writeln!(out, "{}. {}{together}", i + 1, level.join(", "))?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// Waits for SIGINT or SIGTERM; returns the exit code for it (130 or 143).
+async fn interrupted() -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => 130,
+        _ = term.recv() => 143,
+    }
 }
 
 fn progress(p: &Progress) {

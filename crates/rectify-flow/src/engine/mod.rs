@@ -289,7 +289,8 @@ impl Runner {
     }
 }
 
-fn new_run_id(name: &str) -> String {
+/// A new run id: the workflow's name, the time and a random suffix.
+pub fn new_run_id(name: &str) -> String {
     let slug: String = name
         .chars()
         .map(|c| {
