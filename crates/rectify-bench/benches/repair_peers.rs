@@ -9,7 +9,9 @@
 //! - `... -- profile DIR [small|valid|broken] [N]` repairs only that workload with rectify's
 //!   text path, N times (default 10; for `perf record`), and prints the best time;
 //! - `... -- cases DIR` times each distinct small input alone (rectify, jsonrepair-rs, in
-//!   microseconds), costliest for rectify first.
+//!   microseconds), costliest for rectify first;
+//! - `... -- diff N [SEED]` repairs N generated broken documents with both rectify and
+//!   jsonrepair-rs and prints how often their values agree (`repair_diff.rs`).
 //!
 //! rectify is timed through `repair_to_json` (text to repaired text, the same job the peers
 //! do); `rectify(records)` also reads every repair record (they are built when first read);
@@ -17,6 +19,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod repair_diff;
 mod repair_workloads;
 
 use std::path::Path;
@@ -41,7 +44,11 @@ fn main() {
         [mode, dir] if mode == "time" => time(Path::new(dir)),
         [mode, dir, rest @ ..] if mode == "profile" => profile(Path::new(dir), rest),
         [mode, dir] if mode == "cases" => cases(Path::new(dir)),
-        _ => eprintln!("usage: repair_peers (export|time|profile) DIR"),
+        [mode, n, rest @ ..] if mode == "diff" => repair_diff::run(
+            n.parse().unwrap_or(10_000),
+            rest.first().and_then(|s| s.parse().ok()).unwrap_or(12),
+        ),
+        _ => eprintln!("usage: repair_peers (export|time|profile|cases) DIR | diff N [SEED]"),
     }
 }
 

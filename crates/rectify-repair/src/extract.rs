@@ -41,6 +41,13 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
     if !fenced.is_empty() {
         return fenced;
     }
+    if lone_scalar(text.get(solid..).unwrap_or("").trim_end()) {
+        return vec![Region {
+            start: solid,
+            end: text.len(),
+            fence: None,
+        }];
+    }
     let start = if lead == b'(' {
         Some(first)
     } else {
@@ -56,14 +63,45 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         .collect()
 }
 
+/// True when the whole text is one scalar written loosely: a string in any quotes (`'Ada'`),
+/// a Python or JavaScript literal (`True`, `None`, `undefined`) or a number.
+fn lone_scalar(t: &str) -> bool {
+    let quoted = [
+        ('"', '"'),
+        ('\'', '\''),
+        ('`', '`'),
+        ('\u{201c}', '\u{201d}'),
+        ('\u{2018}', '\u{2019}'),
+    ]
+    .iter()
+    .any(|&(open, close)| {
+        t.len() >= 2
+            && t.starts_with(open)
+            && t.ends_with(close)
+            && !t[open.len_utf8()..t.len() - close.len_utf8()].contains(close)
+    });
+    let literal = matches!(
+        t,
+        "True" | "False" | "None" | "TRUE" | "FALSE" | "NULL" | "Null" | "undefined" | "NaN"
+    );
+    let number = !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+        && t.bytes().any(|b| b.is_ascii_digit());
+    quoted || literal || number
+}
+
 /// True when the text at `at` starts like a document whose opening bracket is missing: a
-/// member (see [`member_at`]), or a string or number followed by a comma.
+/// member (see [`member_at`]), or a string, number or keyword followed by a comma.
 fn opening_bracket_missing(b: &[u8], at: usize) -> bool {
     if member_at(b, at) {
         return true;
     }
     match b.get(at) {
         Some(b'"') => quoted_end(b, at).is_some_and(|end| solid_at(b, end) == Some(b',')),
+        Some(b't' | b'f' | b'n') => ["true", "false", "null"].iter().any(|k| {
+            b.get(at..at + k.len()) == Some(k.as_bytes()) && solid_at(b, at + k.len()) == Some(b',')
+        }),
         Some(c) if c.is_ascii_digit() || *c == b'-' => {
             let rest = b.get(at + 1..).unwrap_or_default();
             let len = rest

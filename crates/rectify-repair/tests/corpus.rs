@@ -32,6 +32,7 @@ const COERCE: &str =
     "with an integer schema the numeric string \"1\" is coerced, whatever upstream's parse path";
 const STRAY: &str = "with unsafe repairs allowed, `{1, 2}` loses its stray numbers and the empty object fits the schema";
 const TEXT: &str = "with a string schema, text that is not JSON (`True`) is the string (issue 12: the text itself is a candidate)";
+const SCALAR: &str = "a text that is one loosely written scalar (`True`, `'x'`) is that value, as jsonrepair reads it (issue 12); upstream finds no JSON";
 
 /// Cases rectify answers differently on purpose.
 const DIFFERENT: &[(&str, &str)] = &[
@@ -83,6 +84,10 @@ const DIFFERENT: &[(&str, &str)] = &[
     ("json_repair-0302", COERCE),
     ("json_repair-0342", STRAY),
     ("json_repair-0301", TEXT),
+    ("json_repair-0199", SCALAR),
+    ("json_repair-0251", SCALAR),
+    ("json_repair-0252", SCALAR),
+    ("json_repair-0253", SCALAR),
 ];
 
 struct Case {

@@ -360,7 +360,12 @@ impl<S: Sink> Parser<'_, '_, S> {
             return Decision::Inner;
         }
         if glued {
-            return Decision::Inner;
+            // `["a"null, 1]`: a value glued to the quote means the comma is missing.
+            return if self.value_glued(after) {
+                Decision::Close
+            } else {
+                Decision::Inner
+            };
         }
         let next_is_quote = next.is_some_and(|(i, _)| self.quote_at(i).is_some());
         if st.ctx == Ctx::Item || next_is_quote || !self.later_closer(st.quote, after) {
@@ -370,17 +375,23 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
     }
 
-    /// True when a number or a keyword that ends there starts at `at`, right after a key's
-    /// quote: `"a"5}` or `"a"true,` is a key whose colon is missing, not a quote inside it.
+    /// True when a number or a keyword that ends there starts at `at`, right after a
+    /// closing quote: `"a"5}` or `"a"true,` is a key whose colon is missing, `["a"null]` an
+    /// element whose comma is missing, not a quote inside the string.
     fn value_glued(&self, at: usize) -> bool {
         let rest = self.b.get(at..).unwrap_or_default();
-        let word = rest.iter().take_while(|&&c| is_word_byte(c)).count();
+        let word = rest
+            .iter()
+            .take_while(|&&c| is_word_byte(c) || c == b'.')
+            .count();
         let ends = matches!(
             rest.get(word),
-            None | Some(b',' | b'}' | b' ' | b'\n' | b'\r' | b'\t')
+            None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
         );
         let text = rest.get(..word).unwrap_or_default();
-        ends && (text.iter().all(u8::is_ascii_digit)
+        let number = text.first().is_some_and(u8::is_ascii_digit)
+            && text.iter().all(|c| c.is_ascii_digit() || *c == b'.');
+        ends && (number
             || matches!(
                 text,
                 b"true" | b"false" | b"null" | b"True" | b"False" | b"None"
