@@ -21,7 +21,7 @@ pub mod store;
 pub mod summary;
 pub mod template;
 
-pub use engine::{ProviderFactory, RunError, RunOptions, SpecFactory, run};
+pub use engine::{Decision, ProviderFactory, RunError, RunOptions, SpecFactory, resume, run};
 pub use load::{LoadError, Problem, Workflow, load, load_str};
 pub use store::{RunStatus, Store, StoreError};
 pub use summary::RunSummary;

@@ -25,6 +25,9 @@ pub struct RunSummary {
     pub failure: Option<String>,
     /// The steps (and `foreach` items) in the order they started.
     pub steps: Vec<StepSummary>,
+    /// Things the person should know (a workflow file changed since the run started, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What a paused run waits for.
@@ -144,6 +147,7 @@ impl RunSummary {
             waits: if waits.len() > 1 { waits } else { Vec::new() },
             failure: None,
             steps,
+            notes: Vec::new(),
         }))
     }
 }

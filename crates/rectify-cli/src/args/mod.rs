@@ -12,7 +12,7 @@ mod run;
 pub use ask::{AskArgs, ProviderKind};
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
-pub use run::{RunArgs, StatusArgs};
+pub use run::{ResumeArgs, RunArgs, StatusArgs};
 
 /// Validate, repair and retry the structured output of language models and agents.
 #[derive(Debug, Parser)]
@@ -48,6 +48,12 @@ pub enum Command {
     /// Exit status: 0 completed, 1 failed, 2 configuration error (located, before any model
     /// is called), 3 waiting for a person, 4 provider error after transport retries.
     Run(RunArgs),
+    /// Continue a run: finished steps are not run again, answers already recorded are not
+    /// asked again, and a person's decision on what it waits for is applied.
+    ///
+    /// Exit status as for `run`; 2 when the run does not exist, is finished, or is being run
+    /// by another live process.
+    Resume(ResumeArgs),
     /// Show a run (or list the runs): its steps, counters, and what it waits for.
     ///
     /// Exit status: 0, or 2 when the run does not exist.

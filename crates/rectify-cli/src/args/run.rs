@@ -33,6 +33,36 @@ pub struct RunArgs {
     pub output: Output,
 }
 
+/// Arguments of `rectify resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run.
+    #[arg(value_name = "RUN")]
+    pub run: String,
+    /// Approve what the run waits for (a human step passes; an exhausted step is accepted as
+    /// it is and recorded as accepted by a person with its errors, never as valid).
+    #[arg(long, conflicts_with = "reject")]
+    pub approve: bool,
+    /// Send the work back to its producer with `--feedback`, counters kept.
+    #[arg(long, requires = "feedback")]
+    pub reject: bool,
+    /// What the person wants changed (with `--reject`).
+    #[arg(long, value_name = "TEXT", requires = "reject")]
+    pub feedback: Option<String>,
+    /// The waiting step the decision is about (needed when several wait).
+    #[arg(long, value_name = "STEP")]
+    pub step: Option<String>,
+    /// Independent steps run at once.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_parallel: u32,
+    /// The working directory whose `.rectify/rectify.db` holds the run.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub workdir: PathBuf,
+    /// `human` or `json`.
+    #[arg(long, value_enum, default_value_t)]
+    pub output: Output,
+}
+
 /// Arguments of `rectify status`.
 #[derive(Debug, Args)]
 pub struct StatusArgs {

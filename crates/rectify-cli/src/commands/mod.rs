@@ -18,6 +18,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Repair(args) => repair::run(&args),
         Command::Ask(args) => ask::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Resume(args) => run::resume(&args),
         Command::Status(args) => status::run(&args),
     }
 }

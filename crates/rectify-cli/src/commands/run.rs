@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rectify_flow::engine::Progress;
-use rectify_flow::{RunError, RunOptions, RunStatus, RunSummary, Store};
+use rectify_flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store};
 
-use crate::args::{Output, RunArgs};
+use crate::args::{Output, ResumeArgs, RunArgs};
 use crate::exit::ExitStatus;
 use crate::printer::json::print;
 use crate::printer::run::{human, wire};
@@ -69,11 +69,68 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
     finish(&summary, args.output)
 }
 
+/// Runs `rectify resume`.
+pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
+    let Some(store) = Store::open_existing(&args.workdir).context("cannot open the run store")?
+    else {
+        anyhow::bail!(
+            "no run `{}`: `{}` has no run store (.rectify/rectify.db)",
+            args.run,
+            args.workdir.display()
+        );
+    };
+    let decision = if args.approve {
+        Decision::Approve {
+            step: args.step.clone(),
+        }
+    } else if let (true, Some(feedback)) = (args.reject, &args.feedback) {
+        Decision::Reject {
+            step: args.step.clone(),
+            feedback: feedback.clone(),
+        }
+    } else {
+        Decision::Continue
+    };
+    let mut options = RunOptions::new(&args.workdir);
+    options.max_parallel = args.max_parallel as usize;
+    if std::io::stderr().is_terminal() && args.output == Output::Human {
+        options.progress = Some(Arc::new(progress));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let run_id = args.run.clone();
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            result = rectify_flow::resume(Arc::new(store), &run_id, decision, options) => Ok(result),
+            code = interrupted() => Err(code),
+        }
+    });
+    drop(runtime);
+    match outcome {
+        Err(code) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "interrupted: the run `{run_id}` stopped; `rectify resume {run_id}` continues it"
+            );
+            Ok(ExitStatus::Interrupted(code))
+        }
+        Ok(Err(RunError::Config(problems))) => {
+            let text: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+            anyhow::bail!("cannot resume: {}", text.join("; "));
+        }
+        Ok(Err(RunError::Store(e))) => Err(e.into()),
+        Ok(Ok(summary)) => finish(&summary, args.output),
+    }
+}
+
 /// Prints the summary and maps the run's status to the exit status (DESIGN.md §11.3).
 pub fn finish(summary: &RunSummary, output: Output) -> Result<ExitStatus> {
     match output {
         Output::Json => print(&wire(summary))?,
-        Output::Human => human(summary)?,
+        Output::Human => human(summary, true)?,
     }
     Ok(match summary.status {
         RunStatus::Completed => ExitStatus::Success,
@@ -90,12 +147,9 @@ fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "workflow `{}` is valid: {} steps",
-        wf.spec.name,
-        wf.spec.steps.len()
-    )?;
+    let n = wf.spec.steps.len();
+    let s = if n == 1 { "" } else { "s" };
+    writeln!(out, "workflow `{}` is valid: {n} step{s}", wf.spec.name)?;
     for (i, level) in levels.iter().enumerate() {
         let together = if level.len() > 1 {
             "  (in parallel)"

@@ -38,6 +38,9 @@ pub fn wire(summary: &RunSummary) -> Value {
     if !summary.waits.is_empty() {
         out["waits"] = Value::Array(summary.waits.iter().map(waiting).collect());
     }
+    if !summary.notes.is_empty() {
+        out["notes"] = json!(summary.notes);
+    }
     if let Some(f) = &summary.failure {
         out["failure"] = json!(f);
     }
@@ -45,7 +48,7 @@ pub fn wire(summary: &RunSummary) -> Value {
 }
 
 /// A summary for people on stderr: one line per step, then what the run waits for.
-pub fn human(summary: &RunSummary) -> std::io::Result<()> {
+pub fn human(summary: &RunSummary, hint: bool) -> std::io::Result<()> {
     let mut err = std::io::stderr().lock();
     writeln!(
         err,
@@ -93,27 +96,20 @@ pub fn human(summary: &RunSummary) -> std::io::Result<()> {
             w.message.as_deref().unwrap_or("")
         )?;
         for d in &w.diagnostics {
-            let at = d
-                .location
-                .span
-                .map(|s| format!(" (line {}, column {})", s.line, s.column))
-                .unwrap_or_default();
-            writeln!(
-                err,
-                "  error[{}]: {}{at}",
-                d.code,
-                rectify_loop::issue_line(d)
-            )?;
+            writeln!(err, "  error[{}]: {}", d.code, rectify_loop::issue_line(d))?;
         }
         if !w.files.is_empty() {
             writeln!(err, "  files: {}", w.files.join(", "))?;
         }
     }
-    if summary.waiting.is_some() {
+    for note in &summary.notes {
+        writeln!(err, "note: {note}")?;
+    }
+    if hint && summary.waiting.is_some() {
+        let id = &summary.run_id;
         writeln!(
             err,
-            "\nthe run is paused; `rectify status {}` shows it again",
-            summary.run_id
+            "\nthe run is paused: `rectify resume {id} --approve`, or `rectify resume {id} --reject --feedback TEXT`"
         )?;
     }
     Ok(())

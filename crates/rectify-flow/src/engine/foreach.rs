@@ -103,7 +103,12 @@ impl Runner {
         let keys = items.keys.clone();
         let values = items.values.clone();
         let id = step.id.clone();
-        let ends = dag::run(&items.deps, parallel, &[], move |i| {
+        let finished: Vec<bool> = items
+            .keys
+            .iter()
+            .map(|k| self.finished.contains(&format!("{}[{k}]", step.id)))
+            .collect();
+        let ends = dag::run(&items.deps, parallel, &finished, move |i| {
             let me = Arc::clone(&me);
             let unit = Unit {
                 key: format!("{id}[{}]", keys[i]),
@@ -123,8 +128,20 @@ impl Runner {
         keys: &[String],
         ends: &[End],
     ) -> End {
+        for (key, end) in keys.iter().zip(ends) {
+            let status = match end {
+                End::Pending => StepStatus::Pending,
+                End::Skipped => StepStatus::Skipped,
+                _ => continue,
+            };
+            let item = StepRecord {
+                id: format!("{}[{key}]", record.id),
+                status: StepStatusField(status),
+                ..StepRecord::default()
+            };
+            self.persist(&item, status.as_str());
+        }
         record.output = Some(serde_json::json!({"document": rel, "items": keys}));
-        record.attempts = u32::try_from(ends.len()).unwrap_or(u32::MAX);
         record.ended_ms = Some(now_ms());
         let end = if ends.contains(&End::ProviderFailed) {
             End::ProviderFailed

@@ -12,6 +12,7 @@ mod produce;
 mod prompt;
 mod providers;
 mod repair;
+mod resume;
 mod step;
 mod validate;
 
@@ -34,6 +35,7 @@ pub use dag::End;
 pub use paths::{inside, read_bounded, write_atomic};
 pub use prompt::FAILED_HEADER;
 pub use providers::{CallContext, ProviderFactory, SpecFactory};
+pub use resume::{Decision, resume};
 
 /// What happened, for progress displays.
 #[derive(Clone, Debug)]
@@ -102,6 +104,9 @@ pub enum RunError {
     Store(#[from] StoreError),
 }
 
+/// The paths a running unit declared: exact outputs and `may_write` globs.
+type Claim = (Vec<PathBuf>, Vec<String>);
+
 /// One run in progress.
 pub(crate) struct Runner {
     wf: Workflow,
@@ -119,6 +124,18 @@ pub(crate) struct Runner {
     validators: tokio::sync::Mutex<()>,
     /// Validation settings of `foreach` items taken from their document.
     item_validation: Mutex<BTreeMap<String, crate::spec::ValidateSpec>>,
+    /// Answers recorded by an earlier process of this run, by (unit, role, seq): replayed
+    /// instead of calling again.
+    recorded: Mutex<std::collections::HashMap<(String, String, u32), crate::store::CallRecord>>,
+    /// Units that start from a stored record (counters kept) and with feedback (a person's).
+    starts: Mutex<BTreeMap<String, (StepRecord, Option<String>)>>,
+    /// Units finished by an earlier process (not run again).
+    finished: std::collections::BTreeSet<String>,
+    /// Units whose wait no decision resolved (they stay waiting).
+    waiting: std::collections::BTreeSet<String>,
+    /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
+    /// writes there are not confinement breaches.
+    claimed: Mutex<BTreeMap<String, Claim>>,
 }
 
 /// Starts a new run of `wf` and runs it until it completes, fails or waits for a person.
@@ -158,28 +175,53 @@ pub async fn run(
         created_ms: now_ms(),
         updated_ms: now_ms(),
     })?;
-    let runner = Arc::new(Runner {
-        wf,
-        store,
-        run_id,
-        workdir,
-        factory: options.factory,
-        progress: options.progress,
-        templates: Templates::default(),
-        inputs,
-        memory: Mutex::new(memory),
-        outputs: Mutex::new(BTreeMap::new()),
-        validators: tokio::sync::Mutex::new(()),
-        item_validation: Mutex::new(BTreeMap::new()),
-    });
-    runner.execute(options.max_parallel).await
+    let ids: Vec<&str> = wf.spec.steps.iter().map(|s| s.id.as_str()).collect();
+    store.put_pending(&run_id, &ids)?;
+    let runner = Arc::new(Runner::new(
+        wf, store, run_id, workdir, &options, inputs, memory,
+    ));
+    runner.execute(options.max_parallel, &[]).await
 }
 
 impl Runner {
-    async fn execute(self: &Arc<Self>, max_parallel: usize) -> Result<RunSummary, RunError> {
+    fn new(
+        wf: Workflow,
+        store: Arc<Store>,
+        run_id: String,
+        workdir: PathBuf,
+        options: &RunOptions,
+        inputs: Value,
+        memory: ErrorMemory,
+    ) -> Runner {
+        Runner {
+            wf,
+            store,
+            run_id,
+            workdir,
+            factory: Arc::clone(&options.factory),
+            progress: options.progress.clone(),
+            templates: Templates::default(),
+            inputs,
+            memory: Mutex::new(memory),
+            outputs: Mutex::new(BTreeMap::new()),
+            validators: tokio::sync::Mutex::new(()),
+            item_validation: Mutex::new(BTreeMap::new()),
+            recorded: Mutex::new(std::collections::HashMap::new()),
+            starts: Mutex::new(BTreeMap::new()),
+            finished: std::collections::BTreeSet::new(),
+            waiting: std::collections::BTreeSet::new(),
+            claimed: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    async fn execute(
+        self: &Arc<Self>,
+        max_parallel: usize,
+        finished: &[bool],
+    ) -> Result<RunSummary, RunError> {
         let deps = self.wf.deps.clone();
         let me = Arc::clone(self);
-        let ends = dag::run(&deps, max_parallel, &[], move |i| {
+        let ends = dag::run(&deps, max_parallel, finished, move |i| {
             let me = Arc::clone(&me);
             async move { me.run_step(i).await }
         })

@@ -224,6 +224,26 @@ impl Runner {
             .await
     }
 
+    /// What a unit's agent may change: its outputs and `may_write`, and what every unit running
+    /// beside it declared (their writes are theirs).
+    fn allowed(&self, resolved: &Resolved, may_write: &[String]) -> Allowed {
+        let mut exact: Vec<PathBuf> = resolved
+            .outputs
+            .iter()
+            .map(|o| PathBuf::from(&o.rel))
+            .collect();
+        let mut globs = may_write.to_vec();
+        let claimed = self
+            .claimed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (paths, patterns) in claimed.values() {
+            exact.extend(paths.iter().cloned());
+            globs.extend(patterns.iter().cloned());
+        }
+        Allowed::new(exact, &globs)
+    }
+
     /// A command agent (or an answer): one call, with confinement around it.
     async fn run_agent(
         &self,
@@ -250,14 +270,7 @@ impl Runner {
         let mut problems = Vec::new();
         if let Some(before) = before {
             let after = Snapshot::take(&self.workdir, false);
-            let allowed = Allowed::new(
-                resolved
-                    .outputs
-                    .iter()
-                    .map(|o| PathBuf::from(&o.rel))
-                    .collect(),
-                &step.may_write,
-            );
+            let allowed = self.allowed(resolved, &step.may_write);
             problems.extend(before.confine(
                 &after,
                 &self.workdir,

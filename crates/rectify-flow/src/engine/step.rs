@@ -53,6 +53,9 @@ impl Runner {
     /// Runs a step: a human pause, a `foreach`, or one unit.
     pub(crate) async fn run_step(self: std::sync::Arc<Self>, index: usize) -> End {
         let step = &self.wf.spec.steps[index];
+        if self.waiting.contains(&step.id) {
+            return End::Waiting;
+        }
         if step.kind() == StepKind::Human {
             return self.human(index);
         }
@@ -128,22 +131,50 @@ impl Runner {
 
     /// One unit's whole route.
     pub(crate) async fn run_unit(&self, unit: &Unit) -> End {
-        let mut record = StepRecord {
-            id: unit.key.clone(),
-            status: StepStatusField(StepStatus::Running),
-            started_ms: Some(now_ms()),
-            ..StepRecord::default()
-        };
+        if self.waiting.contains(&unit.key) {
+            return End::Waiting;
+        }
+        let start = self
+            .starts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&unit.key);
+        let (mut record, feedback) = start.unwrap_or_else(|| {
+            let fresh = StepRecord {
+                id: unit.key.clone(),
+                started_ms: Some(now_ms()),
+                ..StepRecord::default()
+            };
+            (fresh, None)
+        });
+        record.status = StepStatusField(StepStatus::Running);
         self.persist(&record, "started");
         self.report(&unit.key, "started", String::new());
         let resolved = match self.resolve(unit) {
             Ok(r) => r,
             Err(e) => return self.fail(&mut record, vec![config_problem(e)], false),
         };
-        match self.route(unit, &resolved, &mut record).await {
+        let claim = (
+            resolved
+                .outputs
+                .iter()
+                .map(|o| std::path::PathBuf::from(&o.rel))
+                .collect(),
+            self.step_spec(unit).may_write.clone(),
+        );
+        self.claimed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(unit.key.clone(), claim);
+        let end = match self.route(unit, &resolved, &mut record, feedback).await {
             Ok(end) => end,
             Err(e) => self.fail(&mut record, vec![config_problem(e)], false),
-        }
+        };
+        self.claimed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&unit.key);
+        end
     }
 
     async fn route(
@@ -151,6 +182,7 @@ impl Runner {
         unit: &Unit,
         resolved: &Resolved,
         record: &mut StepRecord,
+        feedback: Option<String>,
     ) -> Result<End, String> {
         let step = self.step_spec(unit);
         let on_invalid = step.on_invalid.clone().unwrap_or_default();
@@ -160,7 +192,7 @@ impl Runner {
             (None, None) => self.wf.spec.defaults.max_attempts.saturating_sub(1),
         };
         let repair_max = on_invalid.max.unwrap_or(3);
-        let mut feedback = None;
+        let mut feedback = feedback;
         loop {
             record.attempts += 1;
             self.persist(record, "attempt");

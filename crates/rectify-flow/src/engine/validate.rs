@@ -72,6 +72,7 @@ impl Runner {
                     warnings.extend(
                         findings
                             .iter()
+                            .filter(|f| f.level != FindingLevel::Pass)
                             .map(|f| format!("{}: {}", validator.name(), f.text)),
                     );
                 }

@@ -207,6 +207,23 @@ impl Store {
         Ok(())
     }
 
+    /// Records every step of a new run as pending, in one transaction (so `status` lists the
+    /// steps that have not started).
+    pub fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        {
+            let mut stmt = tx.prepare(
+                "INSERT OR IGNORE INTO steps (run_id, id, status) VALUES (?1, ?2, 'pending')",
+            )?;
+            for id in steps {
+                stmt.execute(params![run, id])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Records a model or agent answer as it arrives (before it is checked); returns its id.
     pub fn record_call(&self, run: &str, call: &CallRecord) -> Result<i64, StoreError> {
         let conn = self.conn();
@@ -350,6 +367,51 @@ impl Store {
         Ok(out)
     }
 
+    /// Marks the open wait of `step` resolved with `decision` (`approved`, `rejected`, ...),
+    /// in one transaction with its event.
+    pub fn resolve_wait(&self, run: &str, step: &str, decision: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "UPDATE waits SET resolved_ms = ?3 WHERE run_id = ?1 AND step = ?2 AND resolved_ms IS NULL",
+            params![run, step, now_ms()],
+        )?;
+        tx.execute(
+            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![run, step, decision, now_ms()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The process holding the run's lease: (pid, host, last heartbeat in ms).
+    pub fn lease(&self, run: &str) -> Result<Option<(i64, String, i64)>, StoreError> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT lease_pid, lease_host, lease_ms FROM runs WHERE id = ?1",
+                params![run],
+                |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                    ))
+                },
+            )
+            .optional()?
+            .and_then(|(p, h, m)| Some((p?, h.unwrap_or_default(), m.unwrap_or_default()))))
+    }
+
+    /// Makes this process the run's only writer.
+    pub fn take_lease(&self, run: &str) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE runs SET lease_pid = ?2, lease_host = ?3, lease_ms = ?4, status = 'running' WHERE id = ?1",
+            params![run, i64::from(std::process::id()), hostname(), now_ms()],
+        )?;
+        Ok(())
+    }
+
     /// Adds an event.
     pub fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
         self.conn().execute(
@@ -427,7 +489,8 @@ fn parse_or_default<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
-fn hostname() -> String {
+/// This machine's name (for leases).
+pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .unwrap_or_default()

@@ -13,6 +13,7 @@
 mod answers;
 mod bad_input;
 mod config;
+mod resume;
 mod routes;
 mod support;
 mod validators;

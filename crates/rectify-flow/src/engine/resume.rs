@@ -1,0 +1,291 @@
+//! Continuing a run from the store: finished steps are not run again, answers recorded by the
+//! earlier process are replayed instead of asked again, and a person's decision on what the
+//! run waits for is applied (approve, or reject with feedback back to the producer).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rectify_loop::ErrorMemory;
+use serde_json::Value;
+
+use super::prompt::FAILED_HEADER;
+use super::{RunError, RunOptions, Runner};
+use crate::load::{Problem, load_str};
+use crate::spec::StepKind;
+use crate::store::{
+    RunStatus, StepRecord, StepStatus, StepStatusField, Store, WaitRecord, hostname,
+};
+use crate::summary::RunSummary;
+
+/// What a person decided about the run's wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// No decision: continue what can continue (after a crash or a kill).
+    Continue,
+    /// Accept: a human step passes; an exhausted step is accepted as it is, recorded as
+    /// "accepted by a person with N errors" (never as valid).
+    Approve {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+    },
+    /// Send the work back with the person's words as feedback, counters kept: an exhausted
+    /// step's producer runs again; at a human step, the steps it needs run again.
+    Reject {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+        /// What the person wants changed.
+        feedback: String,
+    },
+}
+
+fn config(message: String) -> RunError {
+    RunError::Config(vec![Problem::new(Path::new("resume"), message)])
+}
+
+/// Continues the run `run_id` with `decision`.
+pub async fn resume(
+    store: Arc<Store>,
+    run_id: &str,
+    decision: Decision,
+    options: RunOptions,
+) -> Result<RunSummary, RunError> {
+    let Some(run) = store.run(run_id)? else {
+        return Err(config(format!("no run `{run_id}` in this store")));
+    };
+    match run.status {
+        RunStatus::Completed => {
+            return Err(config(format!(
+                "the run `{run_id}` is completed; there is nothing to resume"
+            )));
+        }
+        RunStatus::Failed => {
+            return Err(config(format!(
+                "the run `{run_id}` failed; start a new run"
+            )));
+        }
+        RunStatus::Running => refuse_live_lease(&store, run_id)?,
+        RunStatus::Waiting => {}
+    }
+    let wf = load_str(Path::new(&run.workflow_path), run.workflow_source.clone())
+        .map_err(|e| RunError::Config(e.problems))?;
+    let memory: ErrorMemory = run
+        .memory
+        .as_deref()
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
+    let mut runner = Runner::new(
+        wf,
+        Arc::clone(&store),
+        run_id.to_owned(),
+        PathBuf::from(&run.workdir),
+        &options,
+        run.inputs.clone(),
+        memory,
+    );
+    let steps = store.steps(run_id)?;
+    let waits = store.waits(run_id)?;
+    restore(&mut runner, &steps, &waits, &store, run_id)?;
+    apply(&mut runner, &steps, &waits, decision)?;
+    store.take_lease(run_id)?;
+    let finished: Vec<bool> = runner
+        .wf
+        .spec
+        .steps
+        .iter()
+        .map(|s| runner.finished.contains(&s.id))
+        .collect();
+    let runner = Arc::new(runner);
+    let mut summary = runner.execute(options.max_parallel, &finished).await?;
+    if std::fs::read_to_string(&run.workflow_path).ok().as_deref()
+        != Some(run.workflow_source.as_str())
+    {
+        summary.notes.push(format!(
+            "the workflow file `{}` changed since the run started; the copy pinned at start was used",
+            run.workflow_path
+        ));
+    }
+    Ok(summary)
+}
+
+/// A running run whose writer is alive on this machine is not taken over.
+fn refuse_live_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
+    let Some((pid, host, _)) = store.lease(run_id)? else {
+        return Ok(());
+    };
+    let ours = i64::from(std::process::id());
+    let alive = host == hostname() && pid != ours && Path::new(&format!("/proc/{pid}")).exists();
+    if alive {
+        return Err(config(format!(
+            "the run `{run_id}` is being run by process {pid} on {host}; wait for it or stop it first"
+        )));
+    }
+    Ok(())
+}
+
+/// Finished units and outputs, the error memory, the replayable answers of units that were
+/// running when the earlier process stopped, and what still waits.
+fn restore(
+    runner: &mut Runner,
+    steps: &[StepRecord],
+    waits: &[WaitRecord],
+    store: &Store,
+    run_id: &str,
+) -> Result<(), RunError> {
+    let mut interrupted = BTreeSet::new();
+    for s in steps {
+        match s.status.0 {
+            StepStatus::Done | StepStatus::DoneWithWarnings => {
+                runner.finished.insert(s.id.clone());
+                if !s.id.contains('[') {
+                    let output = s.output.clone().unwrap_or(Value::Null);
+                    runner
+                        .outputs
+                        .get_mut()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(s.id.clone(), output);
+                }
+            }
+            StepStatus::Running | StepStatus::Pending => {
+                interrupted.insert(s.id.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut recorded = HashMap::new();
+    for call in store.calls(run_id)? {
+        if interrupted.contains(&call.step) {
+            recorded.insert((call.step.clone(), call.role.clone(), call.seq), call);
+        }
+    }
+    *runner.recorded.get_mut().unwrap_or_else(|e| e.into_inner()) = recorded;
+    runner.waiting = waits.iter().map(|w| w.step.clone()).collect();
+    Ok(())
+}
+
+fn apply(
+    runner: &mut Runner,
+    steps: &[StepRecord],
+    waits: &[WaitRecord],
+    decision: Decision,
+) -> Result<(), RunError> {
+    let (step, feedback) = match decision {
+        Decision::Continue => return Ok(()),
+        Decision::Approve { step } => (step, None),
+        Decision::Reject { step, feedback } => (step, Some(feedback)),
+    };
+    let wait = pick(waits, step.as_deref())?;
+    let record = steps
+        .iter()
+        .find(|s| s.id == wait.step)
+        .cloned()
+        .unwrap_or_else(|| StepRecord {
+            id: wait.step.clone(),
+            ..StepRecord::default()
+        });
+    runner.waiting.remove(&wait.step);
+    match feedback {
+        None => approve(runner, wait, record),
+        Some(text) => reject(runner, steps, wait, record, &text),
+    }
+}
+
+fn pick<'a>(waits: &'a [WaitRecord], step: Option<&str>) -> Result<&'a WaitRecord, RunError> {
+    match step {
+        Some(id) => waits.iter().find(|w| w.step == id).ok_or_else(|| {
+            config(format!(
+                "the run does not wait at `{id}` (it waits at: {})",
+                names(waits)
+            ))
+        }),
+        None if waits.len() == 1 => Ok(&waits[0]),
+        None if waits.is_empty() => Err(config(
+            "the run waits for nothing; resume it without a decision".to_owned(),
+        )),
+        None => Err(config(format!(
+            "the run waits at several steps ({}); name one with --step",
+            names(waits)
+        ))),
+    }
+}
+
+fn names(waits: &[WaitRecord]) -> String {
+    waits
+        .iter()
+        .map(|w| w.step.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Result<(), RunError> {
+    let errors = wait.diagnostics.iter().filter(|d| d.is_error()).count();
+    if wait.reason == "human" {
+        record.status = StepStatusField(StepStatus::Done);
+        record.verdict = Some("APPROVED".to_owned());
+    } else {
+        record.status = StepStatusField(StepStatus::DoneWithWarnings);
+        record.verdict = Some("ACCEPTED_BY_PERSON".to_owned());
+        record.warnings.push(format!(
+            "accepted by a person with {errors} error{}",
+            if errors == 1 { "" } else { "s" }
+        ));
+        if record.output.is_none() {
+            record.output = Some(Value::Array(
+                wait.files.iter().cloned().map(Value::String).collect(),
+            ));
+        }
+    }
+    record.ended_ms = Some(crate::store::now_ms());
+    runner.store.put_step(&runner.run_id, &record, "approved")?;
+    runner
+        .store
+        .resolve_wait(&runner.run_id, &wait.step, "approved")?;
+    runner.finished.insert(wait.step.clone());
+    if !wait.step.contains('[') {
+        let output = record.output.clone().unwrap_or(Value::Null);
+        runner
+            .outputs
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(wait.step.clone(), output);
+    }
+    Ok(())
+}
+
+fn reject(
+    runner: &mut Runner,
+    steps: &[StepRecord],
+    wait: &WaitRecord,
+    record: StepRecord,
+    text: &str,
+) -> Result<(), RunError> {
+    let block = format!(
+        "{FAILED_HEADER}\n\nA person reviewed your previous work and asks for these changes:\n{}",
+        text.trim()
+    );
+    let index = runner
+        .wf
+        .step_index(wait.step.split('[').next().unwrap_or_default());
+    let is_human = index.is_some_and(|i| runner.wf.spec.steps[i].kind() == StepKind::Human);
+    let starts = runner.starts.get_mut().unwrap_or_else(|e| e.into_inner());
+    if is_human {
+        // Back to the producers this gate approves: the steps it needs run again.
+        let Some(i) = index else { return Ok(()) };
+        for &d in &runner.wf.deps[i] {
+            let id = runner.wf.spec.steps[d].id.clone();
+            let prior = steps
+                .iter()
+                .find(|s| s.id == id)
+                .cloned()
+                .unwrap_or_default();
+            runner.finished.remove(&id);
+            starts.insert(id, (prior, Some(block.clone())));
+        }
+    } else {
+        starts.insert(wait.step.clone(), (record, Some(block)));
+    }
+    runner
+        .store
+        .resolve_wait(&runner.run_id, &wait.step, "rejected")?;
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! Resume: decisions on what a run waits for, and exact continuation from the store.
+
+use std::sync::Arc;
+
+use rectify_flow::{Decision, RunStatus, RunSummary, Store, resume};
+
+use crate::support::{Fixture, step};
+
+fn resume_with(
+    f: &Fixture,
+    store: &Arc<Store>,
+    run: &str,
+    decision: Decision,
+) -> Result<RunSummary, rectify_flow::RunError> {
+    let options = rectify_flow::RunOptions::new(&f.work);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(resume(Arc::clone(store), run, decision, options))
+}
+
+fn gated(f: &Fixture) {
+    f.script("writer", r#"echo "v$n" > spec.txt"#);
+    f.script("coder", r#"echo done > code.txt"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: spec\n    agent: writer\n    prompt: write\n    outputs: [{{path: spec.txt}}]\n  - id: approve\n    needs: [spec]\n    human: \"ok?\"\n  - id: code\n    needs: [approve]\n    agent: coder\n    prompt: code\n    outputs: [{{path: code.txt}}]\n",
+        f.agents_yaml(&["writer", "coder"])
+    ));
+}
+
+#[test]
+fn approving_a_human_step_continues_without_running_finished_steps_again() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    assert_eq!(
+        step(&s, "code").status,
+        "pending",
+        "steps not started are listed"
+    );
+    let again = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
+    assert_eq!(
+        again.status,
+        RunStatus::Waiting,
+        "no decision: still waiting"
+    );
+    let done = resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!((f.calls("writer"), f.calls("coder")), (1, 1));
+    assert_eq!(step(&done, "approve").verdict.as_deref(), Some("APPROVED"));
+    assert!(
+        resume_with(&f, &store, &s.run_id, Decision::Continue).is_err(),
+        "a completed run is not resumed"
+    );
+}
+
+#[test]
+fn rejecting_at_a_human_step_sends_the_persons_words_to_the_producer() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    let feedback = Decision::Reject {
+        step: Some("approve".into()),
+        feedback: "Name the owner.".into(),
+    };
+    let again = resume_with(&f, &store, &s.run_id, feedback).unwrap();
+    assert_eq!(again.status, RunStatus::Waiting, "the gate asks again");
+    assert_eq!(f.calls("writer"), 2);
+    let second = f.prompt("writer", 2);
+    assert!(
+        second.contains(
+            "A person reviewed your previous work and asks for these changes:\nName the owner."
+        ),
+        "{second}"
+    );
+    assert_eq!(f.read("spec.txt"), "v2\n");
+    assert_eq!(f.calls("coder"), 0);
+}
+
+#[test]
+fn approving_an_exhausted_step_records_it_as_accepted_with_its_errors_never_as_valid() {
+    let f = Fixture::new();
+    f.file("s.json", r#"{"required": ["goal"]}"#);
+    f.script("writer", r#"echo '{}' > spec.json"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: spec\n    agent: writer\n    prompt: write\n    outputs: [{{path: spec.json, schema: s.json}}]\n    on_invalid: {{revise: 1}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    let rejected = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Reject {
+            step: None,
+            feedback: "add a goal".into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        rejected.status,
+        RunStatus::Waiting,
+        "counters kept: one more run, then exhausted again"
+    );
+    assert_eq!(f.calls("writer"), 3);
+    assert!(f.prompt("writer", 3).contains("add a goal"));
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Approve {
+            step: Some("spec".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(done.status, RunStatus::Completed);
+    let spec = step(&done, "spec");
+    assert_eq!(spec.status, "done_with_warnings");
+    assert_eq!(spec.verdict.as_deref(), Some("ACCEPTED_BY_PERSON"));
+    assert_eq!(spec.warnings, ["accepted by a person with 1 error"]);
+}
+
+#[test]
+fn an_interrupted_step_replays_its_recorded_answer_instead_of_asking_again() {
+    let f = Fixture::new();
+    f.script("writer", r#"echo ok > a.txt; echo "the answer""#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: writer\n    prompt: write\n    outputs: [{{path: a.txt}}]\n  - id: b\n    needs: [a]\n    agent: writer\n    prompt: again\n    answer: {{format: text}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed);
+    assert_eq!(f.calls("writer"), 2);
+    // As if the process died after step b's answer was recorded but before it was checked.
+    let mut b = store
+        .steps(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id == "b")
+        .unwrap();
+    b.status = rectify_flow::store::StepStatusField(rectify_flow::store::StepStatus::Running);
+    b.attempts = 1;
+    store.put_step(&s.run_id, &b, "started").unwrap();
+    store.set_run_status(&s.run_id, RunStatus::Running).unwrap();
+    let resumed = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
+    assert_eq!(resumed.status, RunStatus::Completed, "{resumed:#?}");
+    assert_eq!(
+        f.calls("writer"),
+        2,
+        "no finished step and no recorded call is made again"
+    );
+    assert_eq!(step(&resumed, "b").attempts, 1);
+}
