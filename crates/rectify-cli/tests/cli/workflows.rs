@@ -69,11 +69,12 @@ impl Example {
 }
 
 /// Outputs of runs made in the example directory itself, never copied.
-const OUTPUTS: [&str; 6] = [
+const OUTPUTS: [&str; 7] = [
     ".prompts",
     ".rectify",
     "specs",
     "work",
+    "out",
     "plan.md",
     "plan.yaml",
 ];
@@ -508,4 +509,28 @@ fn configuration_mistakes_exit_2_located_before_any_agent_runs() {
     assert!(!ex.file(".prompts").exists(), "no agent ran");
     assert!(!ex.file(".rectify").exists(), "no run was stored");
     assert!(!ex.file("specs").exists(), "nothing was written");
+}
+
+/// The one example that runs end to end on the real embedded model (fetched by
+/// `scripts/setup.sh`): an answer step and a files step the engine writes, both constrained by
+/// their schemas, and a command validator.
+#[test]
+fn local_runs_end_to_end_on_the_embedded_model() {
+    let ex = Example::new("local");
+    let r = ex.run("workflow.yaml", &["--output", "json", "--run-id", "local"], &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r);
+    assert_eq!(v["status"], "completed");
+    assert_eq!(step(&v, "invoice")["status"], "done");
+    assert_eq!(step(&v, "reminder")["verdict"], "PASS");
+    for (file, schema) in [
+        ("out/invoice.json", "schemas/invoice.schema.json"),
+        ("out/reminder.json", "schemas/reminder.schema.json"),
+    ] {
+        let value: Value = serde_json::from_str(&ex.read(file)).unwrap();
+        let schema: Value = serde_json::from_str(&ex.read(schema)).unwrap();
+        assert!(jsonschema::is_valid(&schema, &value), "{file}: {value}");
+    }
+    let calls = ex.status(&["local", "--output", "json"]);
+    assert_eq!(json(&calls)["status"], "completed");
 }
