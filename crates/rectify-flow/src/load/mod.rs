@@ -87,17 +87,19 @@ pub fn load(path: &Path) -> Result<Workflow, LoadError> {
 /// Loads a workflow from its text; `path` locates problems and relative files.
 pub fn load_str(path: &Path, text: String) -> Result<Workflow, LoadError> {
     let doc = read_yaml(path, text.clone(), Format::Yaml)?;
-    let spec: WorkflowSpec = deserialize(path, &doc)?;
+    let (spec, mut problems) = deserialize_all::<WorkflowSpec>(path, &doc);
+    let Some(spec) = spec else {
+        return Err(LoadError { problems });
+    };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let mut problems = Vec::new();
     let (agents, agent_texts) = agents::load(&spec, &dir, path, &doc, &mut problems);
+    // Every check runs even after a problem: a person fixes them all in one go. (Unknown
+    // `needs` are left out of the graph, and ancestors tolerate a cycle.)
     let deps = checks::dependencies(&spec, path, &doc, &mut problems);
-    if problems.is_empty() {
-        checks::all(&spec, &agents, &deps, &dir, path, &doc, &mut problems);
-    }
+    checks::all(&spec, &agents, &deps, &dir, path, &doc, &mut problems);
     if !problems.is_empty() {
         problems.sort_by_key(|p| (p.file.clone(), p.line, p.column));
         problems.dedup();
@@ -153,25 +155,59 @@ fn read_yaml(path: &Path, text: String, format: Format) -> Result<Document, Load
     }
 }
 
-/// Deserializes the document's value, locating the first mistake.
+/// Deserializes the document's value, locating every mistake it can: after a mistake in an
+/// object member (an unknown key, a value of the wrong type) the member is set aside and
+/// deserialization goes on, so one run reports them all. Array elements are never set aside
+/// (later locations would shift); a mistake there, or a missing field, ends the search.
 fn deserialize<T: DeserializeOwned>(path: &Path, doc: &Document) -> Result<T, LoadError> {
-    serde_path_to_error::deserialize(&doc.value).map_err(|e| {
-        let pointer = pointer_of(e.path());
-        let message = e.inner().to_string();
-        let at = if pointer.is_empty() && !message.contains("missing field") {
-            String::new()
-        } else {
-            pointer.clone()
+    match deserialize_all(path, doc) {
+        (Some(value), problems) if problems.is_empty() => Ok(value),
+        (_, problems) => Err(LoadError { problems }),
+    }
+}
+
+/// [`deserialize`], returning the value read with the faulty members set aside too.
+fn deserialize_all<T: DeserializeOwned>(path: &Path, doc: &Document) -> (Option<T>, Vec<Problem>) {
+    let mut value = doc.value.clone();
+    let mut problems = Vec::new();
+    for _ in 0..64 {
+        let error = match serde_path_to_error::deserialize::<_, T>(&value) {
+            Ok(found) => return (Some(found), problems),
+            Err(e) => e,
         };
+        let pointer = pointer_of(error.path());
+        let message = error.inner().to_string();
+        let unknown_key = message.starts_with("unknown field");
         let shown = if pointer.is_empty() {
             message
         } else {
             format!("{}: {message}", rectify_core::pointer_to_path(&pointer))
         };
-        LoadError {
-            problems: vec![Problem::at(path, doc, &at, shown)],
+        let problem = if unknown_key {
+            Problem::at_key(path, doc, &pointer, shown)
+        } else {
+            Problem::at(path, doc, &pointer, shown)
+        };
+        let repeated = problems.contains(&problem);
+        problems.push(problem);
+        if repeated || !set_aside(&mut value, &pointer) {
+            break;
         }
-    })
+    }
+    problems.dedup();
+    (None, problems)
+}
+
+/// Removes the object member at `pointer`; false when it is not an object member.
+fn set_aside(value: &mut serde_json::Value, pointer: &str) -> bool {
+    let Some((parent, key)) = pointer.rsplit_once('/') else {
+        return false;
+    };
+    let key = key.replace("~1", "/").replace("~0", "~");
+    match value.pointer_mut(parent) {
+        Some(serde_json::Value::Object(map)) => map.shift_remove(&key).is_some(),
+        _ => false,
+    }
 }
 
 fn pointer_of(path: &serde_path_to_error::Path) -> String {

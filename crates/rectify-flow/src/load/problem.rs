@@ -47,6 +47,37 @@ impl Problem {
         }
     }
 
+    /// A problem with the key of the member at `pointer` (an unknown key): located at the key,
+    /// found in the source just before its value.
+    pub fn at_key(
+        file: &Path,
+        doc: &Document,
+        pointer: &str,
+        message: impl Into<String>,
+    ) -> Problem {
+        let key = pointer
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        let value = doc.locate(pointer).span;
+        let found = value
+            .and_then(|v| doc.source.get(..v.start))
+            .and_then(|before| before.rfind(key.as_str()));
+        match found {
+            Some(start) if !key.is_empty() => {
+                let span = doc.span(start, start + key.len());
+                Problem {
+                    line: Some(span.line),
+                    column: Some(span.column),
+                    ..Problem::new(file, message)
+                }
+            }
+            _ => Problem::at(file, doc, pointer, message),
+        }
+    }
+
     /// Adds what was expected.
     pub fn expected(mut self, expected: impl Into<String>) -> Problem {
         self.expected = Some(expected.into());

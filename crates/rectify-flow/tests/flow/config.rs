@@ -29,18 +29,24 @@ fn base(f: &Fixture) -> String {
 }
 
 #[test]
-fn unknown_keys_are_located() {
+fn unknown_keys_are_located_at_the_key_and_every_mistake_is_reported_at_once() {
     let f = Fixture::new();
     let agents = base(&f);
     let found = problems(
         &f,
-        &format!("name: t\n{agents}steps:\n  - id: a\n    agent: writer\n    promt: hi\n"),
+        &format!(
+            "name: t\n{agents}steps:\n  - id: a\n    agent: writer\n    promt: hi\n    needs: [zz]\n    on_invalid: {{repiar: writer}}\n"
+        ),
     );
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(
-        found[0].starts_with("9:12:") && found[0].contains("unknown field `promt`"),
-        "{found:?}"
-    );
+    let has = |prefix: &str, text: &str| {
+        found
+            .iter()
+            .any(|p| p.starts_with(prefix) && p.contains(text))
+    };
+    assert!(has("9:5:", "unknown field `promt`"), "{found:?}");
+    assert!(has("11:18:", "unknown field `repiar`"), "{found:?}");
+    assert!(has("10:13:", "unknown step `zz`"), "{found:?}");
+    assert!(has("7:5:", "has no `prompt`"), "{found:?}");
 }
 
 #[test]
