@@ -517,7 +517,11 @@ fn configuration_mistakes_exit_2_located_before_any_agent_runs() {
 #[test]
 fn local_runs_end_to_end_on_the_embedded_model() {
     let ex = Example::new("local");
-    let r = ex.run("workflow.yaml", &["--output", "json", "--run-id", "local"], &[]);
+    let r = ex.run(
+        "workflow.yaml",
+        &["--output", "json", "--run-id", "local"],
+        &[],
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v = json(&r);
     assert_eq!(v["status"], "completed");
@@ -533,4 +537,70 @@ fn local_runs_end_to_end_on_the_embedded_model() {
     }
     let calls = ex.status(&["local", "--output", "json"]);
     assert_eq!(json(&calls)["status"], "completed");
+}
+
+/// SIGTERM during a run: exit 143, the agent's whole process group is killed, and what was
+/// committed stays in the store (the run can be shown and resumed).
+#[test]
+fn sigterm_stops_the_run_kills_the_agents_and_keeps_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let pidfile = root.join("child.pid");
+    std::fs::create_dir_all(root.join("agents")).unwrap();
+    std::fs::write(root.join("agents/a.md"), "---\nname: a\n---\nWork.\n").unwrap();
+    std::fs::write(
+        root.join("hang.sh"),
+        format!("sleep 60 & echo $! > '{}'; sleep 60\n", pidfile.display()),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("workflow.yaml"),
+        format!(
+            "name: hang\nproviders:\n  sh: {{kind: command, command: [sh, \"{}\"]}}\ndefaults: {{provider: sh}}\nagents: {{a: agents/a.md}}\nsteps:\n  - {{id: s, agent: a, prompt: go, outputs: [{{path: x.txt}}]}}\n",
+            root.join("hang.sh").display()
+        ),
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("rectify");
+    let mut child = std::process::Command::new(bin)
+        .args(["run", "workflow.yaml", "--run-id", "h"])
+        .current_dir(root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !pidfile.exists() && start.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let agent_child = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("interrupted: the run `h` stopped"),
+        "{stderr}"
+    );
+    let gone = (0..40).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stat = std::fs::read_to_string(format!("/proc/{agent_child}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z ")
+    });
+    assert!(
+        gone,
+        "the agent's background child is killed with its process group"
+    );
+    let status = rectify()
+        .args(["status", "h", "--output", "json"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(v["status"], "running", "left resumable: {v}");
+    assert_eq!(step(&v, "s")["attempts"], 1);
 }
