@@ -68,6 +68,15 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     ExitStatus::Config
 }
 
+/// A write to stdout whose reader went away (`rectify ... | head`) ends the output early but
+/// never changes the command's exit status: `BrokenPipe` becomes `Ok`.
+pub fn pipe_closed_ok(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause

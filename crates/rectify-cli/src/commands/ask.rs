@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
 use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
@@ -251,11 +251,13 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
 }
 
 fn print_value(value: &Value) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value).map_err(|e| anyhow!(e))?;
-    writeln!(out)?;
-    out.flush()?;
-    Ok(())
+    let write = || {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, value)?;
+        writeln!(out)?;
+        out.flush()
+    };
+    Ok(crate::exit::pipe_closed_ok(write())?)
 }
 
 /// One line per attempt on stderr (only when it is a terminal).

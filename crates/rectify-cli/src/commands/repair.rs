@@ -65,9 +65,12 @@ fn print_human(args: &RepairArgs, repaired: &RepairedText, doc: &Document) -> Re
         HumanPrinter::stderr().print(&repaired.diagnostics, name, Some(doc))?;
     }
     if let Some(text) = &repaired.json {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{text}")?;
-        out.flush()?;
+        let write = || {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{text}")?;
+            out.flush()
+        };
+        crate::exit::pipe_closed_ok(write())?;
     }
     Ok(())
 }

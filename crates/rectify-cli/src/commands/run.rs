@@ -1,6 +1,7 @@
 //! `rectify run`: load a workflow (every configuration problem, located, before any model is
 //! called), then run it with its store in the working directory.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use rectify_flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store}
 
 use crate::args::{Output, ResumeArgs, RunArgs};
 use crate::exit::ExitStatus;
-use crate::printer::json::print;
+use crate::printer::json::{print, print_text};
 use crate::printer::run::{human, wire};
 
 /// Runs `rectify run`.
@@ -146,18 +147,18 @@ fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
         print(&serde_json::json!({"workflow": wf.spec.name, "valid": true, "levels": levels}))?;
         return Ok(ExitStatus::Success);
     }
-    let mut out = std::io::stdout().lock();
     let n = wf.spec.steps.len();
     let s = if n == 1 { "" } else { "s" };
-    writeln!(out, "workflow `{}` is valid: {n} step{s}", wf.spec.name)?;
+    let mut text = format!("workflow `{}` is valid: {n} step{s}\n", wf.spec.name);
     for (i, level) in levels.iter().enumerate() {
         let together = if level.len() > 1 {
             "  (in parallel)"
         } else {
             ""
         };
-        writeln!(out, "{}. {}{together}", i + 1, level.join(", "))?;
+        let _ = writeln!(text, "{}. {}{together}", i + 1, level.join(", "));
     }
+    print_text(&text)?;
     Ok(ExitStatus::Success)
 }
 

@@ -1,13 +1,13 @@
 //! `rectify status [RUN]`: a run's steps and what it waits for, or the list of runs.
 
-use std::io::Write;
+use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
 use rectify_flow::{RunSummary, Store};
 
 use crate::args::{Output, StatusArgs};
 use crate::exit::ExitStatus;
-use crate::printer::json::print;
+use crate::printer::json::{print, print_text};
 use crate::printer::run::{human, wire};
 
 /// Runs `rectify status`.
@@ -42,12 +42,13 @@ fn list(runs: &[rectify_flow::store::RunRecord], output: Output) -> Result<ExitS
         print(&serde_json::json!({"runs": runs}))?;
         return Ok(ExitStatus::Success);
     }
-    let mut out = std::io::stdout().lock();
+    let mut text = String::new();
     if runs.is_empty() {
-        writeln!(out, "no runs")?;
+        text.push_str("no runs\n");
     }
     for r in runs {
-        writeln!(out, "{}  {:<10} {}", r.id, r.status.as_str(), r.workflow)?;
+        let _ = writeln!(text, "{}  {:<10} {}", r.id, r.status.as_str(), r.workflow);
     }
+    print_text(&text)?;
     Ok(ExitStatus::Success)
 }

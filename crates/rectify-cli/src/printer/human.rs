@@ -140,9 +140,20 @@ fn frame(
     let prefix = if from > 0 { "…" } else { "" };
     let suffix = if to < line.len() { "…" } else { "" };
     let text = format!("{prefix}{}{suffix}", &line[from..to]);
-    let start = col - from + prefix.len();
+    let start = floor_boundary(&text, col - from + prefix.len());
     let end = (span_end.min(to.max(col + 1)) - from + prefix.len()).max(start + 1);
+    // A span may end inside a multi-byte character (a repair's span, a byte offset from a
+    // reader): the underline covers the whole character.
+    let end = ceil_boundary(&text, end);
     Some((span.line, text, start..end))
+}
+
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 fn byte_col(text: &str, column: usize) -> usize {
@@ -152,6 +163,7 @@ fn byte_col(text: &str, column: usize) -> usize {
 }
 
 fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }

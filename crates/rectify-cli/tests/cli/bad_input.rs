@@ -174,3 +174,62 @@ fn schema_that_is_not_json_is_a_configuration_error() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("is not valid: line 1"), "{}", r.stderr);
 }
+
+/// Spans that end inside a multi-byte character used to panic the code-frame printer (exit 101).
+#[test]
+fn spans_inside_multibyte_characters_are_printed_not_a_panic() {
+    for input in [
+        &b"[\xe2\x80\x8b:"[..],
+        b"\xcd [1] [2]",
+        b"{\"a\": \"\xc3\xa9\xc3\xa9\" \xe2\x80\x8b}",
+    ] {
+        let r = run_stdin(&["repair", "-"], input.to_vec());
+        assert!(
+            matches!(r.code, 0 | 1),
+            "{input:?}: exit {} {}",
+            r.code,
+            r.stderr
+        );
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+}
+
+/// A reader that went away ends the output early; it never changes the exit status.
+#[test]
+fn a_closed_stdout_keeps_the_exit_status() {
+    let bad = temp_file(b"{\"id\": \"x\"}", ".json");
+    let schema = temp_file(
+        b"{\"properties\": {\"id\": {\"type\": \"integer\"}}}",
+        ".json",
+    );
+    let garbage = temp_file(b"no json here", ".txt");
+    let cases: [(Vec<&str>, i32); 2] = [
+        (
+            vec![
+                "check",
+                bad.path().to_str().unwrap(),
+                "--schema",
+                schema.path().to_str().unwrap(),
+                "--output",
+                "json",
+            ],
+            1,
+        ),
+        (vec!["repair", garbage.path().to_str().unwrap()], 1),
+    ];
+    for (args, code) in cases {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -562,7 +562,7 @@ fn sigterm_stops_the_run_kills_the_agents_and_keeps_the_store() {
     )
     .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("rectify");
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args(["run", "workflow.yaml", "--run-id", "h"])
         .current_dir(root)
         .stdout(std::process::Stdio::null())
