@@ -4,23 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use rectify_loop::FeedbackMode;
+use rectify_provider::spec::ProviderKind;
 
 use super::{Output, RefArg, parse_ref};
-
-/// Which backend answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProviderKind {
-    /// An OpenAI-compatible chat completions API (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
-    Openai,
-    /// The Anthropic Messages API (`ANTHROPIC_API_KEY`).
-    Anthropic,
-    /// A command-line agent given after `--`.
-    Command,
-    /// The embedded local model.
-    Local,
-    /// Answers recorded in a cassette (`--cassette`).
-    Replay,
-}
 
 /// How feedback reaches the model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -68,7 +54,12 @@ pub struct AskArgs {
     /// The backend (default: `command` when an agent is given after `--`, else `openai` when
     /// `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else `anthropic` when
     /// `ANTHROPIC_API_KEY` is set, else the embedded `local` model).
-    #[arg(long, value_enum, env = "RECTIFY_PROVIDER")]
+    #[arg(
+        long,
+        env = "RECTIFY_PROVIDER",
+        value_name = "openai|anthropic|command|local|replay",
+        value_parser = parse_kind
+    )]
     pub provider: Option<ProviderKind>,
     /// The model name.
     #[arg(long, value_name = "MODEL", env = "RECTIFY_MODEL")]
@@ -111,6 +102,12 @@ pub struct AskArgs {
     /// The agent command and its arguments, for `--provider command`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     pub agent: Vec<String>,
+}
+
+/// `--provider`: the backends of the one [`ProviderSpec`](rectify_provider::spec::ProviderSpec)
+/// that workflow files use too.
+fn parse_kind(text: &str) -> Result<ProviderKind, String> {
+    text.parse()
 }
 
 /// The value of `--retry-temperature`: a floor, or `keep`.

@@ -9,7 +9,7 @@ mod check;
 mod repair;
 mod run;
 
-pub use ask::{AskArgs, ProviderKind};
+pub use ask::AskArgs;
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
 pub use run::{ResumeArgs, RunArgs, StatusArgs};

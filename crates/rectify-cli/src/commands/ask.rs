@@ -9,14 +9,11 @@ use rectify_core::{Document, Format, SpanMap};
 use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
 use rectify_loop::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
-use rectify_provider::anthropic::{AnthropicConfig, AnthropicProvider};
-use rectify_provider::command::{CommandConfig, CommandProvider};
-use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
-use rectify_provider::replay::ReplayProvider;
+use rectify_provider::spec::{ProviderKind, ProviderSpec};
 use rectify_provider::{Provider, Request};
 use serde_json::Value;
 
-use crate::args::{AskArgs, Output, ProviderKind};
+use crate::args::{AskArgs, Output};
 use crate::exit::{ExitStatus, Hint};
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::print;
@@ -95,7 +92,9 @@ fn default_feedback(kind: ProviderKind) -> FeedbackMode {
     }
 }
 
-/// The provider the flags and the environment ask for, and its kind.
+/// The provider the flags and the environment ask for, and its kind: built from the same
+/// [`ProviderSpec`] workflow files use (the embedded model, which lives above the provider
+/// crate, is built here).
 fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
     let kind = match args.provider {
         Some(kind) => kind,
@@ -107,35 +106,44 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
             "drop `--provider` (the agent is then used) or remove the command",
         ));
     }
+    let spec = spec(args, kind);
     let provider: Arc<dyn Provider> = match kind {
-        ProviderKind::Openai => {
-            let mut config = OpenAiConfig::from_env(model(args, OPENAI_MODEL));
-            if let Some(url) = &args.base_url {
-                config = config.with_base_url(url.clone());
-            }
-            Arc::new(OpenAiProvider::new(config).map_err(|e| key_hint(e.into(), "OPENAI_API_KEY"))?)
-        }
-        ProviderKind::Anthropic => {
-            let mut config = AnthropicConfig::from_env(model(args, ANTHROPIC_MODEL));
-            if let Some(url) = &args.base_url {
-                config = config.with_base_url(url.clone());
-            }
-            let built = AnthropicProvider::new(config);
-            Arc::new(built.map_err(|e| key_hint(e.into(), "ANTHROPIC_API_KEY"))?)
-        }
-        ProviderKind::Command => Arc::new(command(args)?),
-        ProviderKind::Replay => {
-            let Some(path) = &args.cassette else {
-                return Err(with_hint(
-                    "`--provider replay` needs a cassette",
-                    "pass `--cassette FILE`",
-                ));
-            };
-            Arc::new(ReplayProvider::from_file(path)?)
-        }
         ProviderKind::Local => Arc::new(local(args)?),
+        ProviderKind::Command if args.agent.is_empty() => {
+            return Err(with_hint(
+                "`--provider command` needs the agent command",
+                "put it after `--`, e.g. `rectify ask PROMPT --schema S -- my-agent --json`",
+            ));
+        }
+        ProviderKind::Replay if args.cassette.is_none() => {
+            return Err(with_hint(
+                "`--provider replay` needs a cassette",
+                "pass `--cassette FILE`",
+            ));
+        }
+        ProviderKind::OpenAi => spec
+            .build()
+            .map_err(|e| key_hint(e.into(), "OPENAI_API_KEY"))?,
+        ProviderKind::Anthropic => spec
+            .build()
+            .map_err(|e| key_hint(e.into(), "ANTHROPIC_API_KEY"))?,
+        _ => spec.build()?,
     };
     Ok((provider, kind))
+}
+
+/// The flags as a [`ProviderSpec`]; HTTP backends get their default model when none is given.
+fn spec(args: &AskArgs, kind: ProviderKind) -> ProviderSpec {
+    let mut spec = ProviderSpec::new(kind);
+    spec.model = match kind {
+        ProviderKind::OpenAi => Some(model(args, OPENAI_MODEL)),
+        ProviderKind::Anthropic => Some(model(args, ANTHROPIC_MODEL)),
+        _ => args.model.clone(),
+    };
+    spec.base_url.clone_from(&args.base_url);
+    spec.command.clone_from(&args.agent);
+    spec.cassette.clone_from(&args.cassette);
+    spec
 }
 
 /// Without `--provider`: the agent after `--`, else a configured API.
@@ -144,7 +152,7 @@ fn default_kind(args: &AskArgs) -> ProviderKind {
     if !args.agent.is_empty() {
         ProviderKind::Command
     } else if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") || args.base_url.is_some() {
-        ProviderKind::Openai
+        ProviderKind::OpenAi
     } else if set("ANTHROPIC_API_KEY") {
         ProviderKind::Anthropic
     } else {
@@ -180,18 +188,6 @@ fn fetch_progress(event: FetchEvent) {
 
 fn model(args: &AskArgs, default: &str) -> String {
     args.model.clone().unwrap_or_else(|| default.to_owned())
-}
-
-fn command(args: &AskArgs) -> Result<CommandProvider> {
-    let Some((program, rest)) = args.agent.split_first() else {
-        return Err(with_hint(
-            "`--provider command` needs the agent command",
-            "put it after `--`, e.g. `rectify ask PROMPT --schema S -- my-agent --json`",
-        ));
-    };
-    let mut config = CommandConfig::new(program.clone(), rest.iter().cloned());
-    config.model.clone_from(&args.model);
-    Ok(CommandProvider::new(config)?)
 }
 
 fn with_hint(message: &str, hint: &str) -> anyhow::Error {
@@ -303,7 +299,7 @@ mod tests {
     fn the_embedded_model_gets_fresh_feedback_by_default() {
         assert_eq!(default_feedback(ProviderKind::Local), FeedbackMode::Fresh);
         for kind in [
-            ProviderKind::Openai,
+            ProviderKind::OpenAi,
             ProviderKind::Anthropic,
             ProviderKind::Command,
             ProviderKind::Replay,
