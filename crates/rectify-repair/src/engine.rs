@@ -137,7 +137,14 @@ fn find(text: &str, options: &RepairOptions) -> Found {
     for region in regions(text) {
         found.regions += 1;
         region_repair(&mut found.raw, text, &region, first_solid);
-        read_region(text, &region, options, &mut found);
+        let mut next = read_region(text, &region, options, &mut found);
+        while let Some(start) = next {
+            let more = Region {
+                start,
+                ..region.clone()
+            };
+            next = read_region(text, &more, options, &mut found);
+        }
         if found.fatal.is_some() {
             break;
         }
@@ -146,11 +153,19 @@ fn find(text: &str, options: &RepairOptions) -> Found {
 }
 
 /// Reads one region: strictly when it holds one valid value (possibly followed by prose),
-/// otherwise with the lenient parser.
-fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut Found) {
+/// otherwise with the lenient parser. With a schema, prose after a valid value may hold more
+/// candidates (`one {...} and the answer {...}`): where the next one starts is returned,
+/// to be read as the rest of the region.
+fn read_region(
+    text: &str,
+    region: &Region,
+    options: &RepairOptions,
+    found: &mut Found,
+) -> Option<usize> {
     let body = text.get(region.start..region.end).unwrap_or("");
     if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
-        return read_escaped(body, region.start, options, found);
+        read_escaped(body, region.start, options, found);
+        return None;
     }
     // The strict check runs first so that text that is not valid builds no partial value.
     if !options.strict
@@ -161,13 +176,21 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
         if (tail.is_empty() || !strict::continues(tail))
             && let Some(Ok(value)) = body.get(..used).map(serde_json::from_str::<Value>)
         {
-            if !tail.is_empty() {
-                let at = region.start + used + (rest.len() - tail.len());
-                found.raw.dropped(Rule::Prose, text, at, region.end);
-            }
             found.values.push(value);
             found.spans.push((region.start, region.start + used));
-            return;
+            if tail.is_empty() {
+                return None;
+            }
+            let at = region.start + used + (rest.len() - tail.len());
+            let next = options
+                .schema
+                .as_ref()
+                .and(tail.find(['{', '[']))
+                .map(|i| at + i);
+            found
+                .raw
+                .dropped(Rule::Prose, text, at, next.unwrap_or(region.end));
+            return next;
         }
     }
     let payload = parse_region(text, region.start, region.end, options.max_depth);
@@ -180,6 +203,7 @@ fn read_region(text: &str, region: &Region, options: &RepairOptions, found: &mut
         found.spans.push((start, end));
     }
     found.fatal = payload.fatal;
+    None
 }
 
 /// `{\"key\": \"value\"}`: a document escaped as if it sat inside a string. It is

@@ -262,22 +262,23 @@ fn scalar_target(schema: &Value) -> bool {
                 .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null")))
 }
 
-/// The index of the candidate that fits `schema` best after coercion, and whether several
-/// fit equally well.
+/// The index of the candidate that fits `schema` best after coercion (fewest errors, then
+/// fewest coercions), and whether several that fit are tied.
 pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Option<(usize, bool)> {
     let schema = options.schema.as_ref()?;
     let validator = options.validator()?.ok()?;
-    let scores: Vec<usize> = values
+    let scores: Vec<(usize, usize)> = values
         .iter()
         .map(|v| {
-            let coerced = Coercer::new(schema, HashSet::new()).coerce(v.clone(), schema, "");
-            validator.iter_errors(&coerced).count()
+            let mut c = Coercer::new(schema, HashSet::new());
+            let coerced = c.coerce(v.clone(), schema, "");
+            (validator.iter_errors(&coerced).count(), c.repairs.len())
         })
         .collect();
     let best = *scores.iter().min()?;
     let first = scores.iter().position(|&s| s == best)?;
     let tied = scores.iter().filter(|&&s| s == best).count() > 1;
-    Some((first, tied && best == 0))
+    Some((first, tied && best.0 == 0))
 }
 
 fn mismatches(validator: &jsonschema::Validator, value: &Value) -> Vec<Diagnostic> {

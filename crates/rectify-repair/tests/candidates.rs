@@ -1,0 +1,78 @@
+//! Several candidates with a schema: each is repaired and the one that fits best stands
+//! (fewest errors, then fewest coercions); the others are recorded as left out (issue 12,
+//! item 9).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use rectify_repair::{RepairOptions, repair};
+use serde_json::{Value, json};
+
+fn person() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name", "age"]
+    })
+}
+
+fn options() -> RepairOptions {
+    RepairOptions::default()
+        .with_unsafe(true)
+        .with_schema(person())
+}
+
+#[test]
+fn prose_with_two_objects_gives_the_one_that_fits() {
+    let text = r#"Here is one {"a": 1} and the answer {"name": "Ada", "age": 36} hope it helps"#;
+    let out = repair(text, &options());
+    assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+    let left_out: Vec<&str> = out
+        .repairs
+        .iter()
+        .filter(|r| r.code == "extract.multiple_values")
+        .map(|r| r.before.as_str())
+        .collect();
+    assert_eq!(left_out, vec![r#"{"a": 1}"#]);
+}
+
+#[test]
+fn fewer_coercions_break_a_tie() {
+    let text = "```json\n{\"name\": \"Ada\", \"age\": \"36\"}\n```\n```json\n{\"name\": \"Ada\", \"age\": 36}\n```";
+    let out = repair(text, &options());
+    assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+    assert!(
+        out.repairs
+            .iter()
+            .all(|r| r.code != "coerce.string_to_number")
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .all(|d| d.code != "repair.ambiguous_candidates")
+    );
+}
+
+#[test]
+fn without_a_schema_prose_after_a_value_stays_prose() {
+    let text = r#"Here is one {"a": 1} and another {"b": 2}"#;
+    let out = repair(text, &RepairOptions::default());
+    assert_eq!(out.value, Some(json!({"a": 1})));
+    assert_eq!(out.repairs.last().unwrap().code, "extract.prose");
+}
+
+#[test]
+fn unquoted_values_with_spaces_split_at_known_keys() {
+    let schema = json!({"type": "object", "properties": {
+        "type": {"type": "string"}, "name": {"type": "string"}, "description": {"type": "string"}}});
+    let text = "{type: page, name: Home Page, description: Landing page with hero}";
+    let out = repair(
+        text,
+        &RepairOptions::default()
+            .with_unsafe(true)
+            .with_schema(schema),
+    );
+    assert_eq!(
+        out.value,
+        Some(json!({"type": "page", "name": "Home Page", "description": "Landing page with hero"}))
+    );
+}
