@@ -49,6 +49,10 @@ pub struct ResumeArgs {
     /// What the person wants changed (with `--reject`).
     #[arg(long, value_name = "TEXT", requires = "reject")]
     pub feedback: Option<String>,
+    /// Replace an output of the exhausted step with your version, `PATH=FILE` (repeatable); it
+    /// is checked like any output, and an invalid edit is shown and put back.
+    #[arg(long = "edit", value_name = "PATH=FILE", value_parser = parse_edit, conflicts_with_all = ["approve", "reject"])]
+    pub edits: Vec<(String, PathBuf)>,
     /// The waiting step the decision is about (needed when several wait).
     #[arg(long, value_name = "STEP")]
     pub step: Option<String>,
@@ -75,6 +79,15 @@ pub struct StatusArgs {
     /// `human` or `json`.
     #[arg(long, value_enum, default_value_t)]
     pub output: Output,
+}
+
+fn parse_edit(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.is_empty() => {
+            Ok((k.trim().to_owned(), PathBuf::from(v)))
+        }
+        _ => Err(format!("expected PATH=FILE, got `{s}`")),
+    }
 }
 
 fn parse_input(s: &str) -> Result<(String, String), String> {

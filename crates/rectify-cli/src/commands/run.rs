@@ -80,7 +80,12 @@ pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
             args.workdir.display()
         );
     };
-    let decision = if args.approve {
+    let decision = if !args.edits.is_empty() {
+        Decision::Edit {
+            step: args.step.clone(),
+            edits: args.edits.clone(),
+        }
+    } else if args.approve {
         Decision::Approve {
             step: args.step.clone(),
         }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rectify_loop::ErrorMemory;
 use serde_json::Value;
 
+use super::produce::Unit;
 use super::prompt::FAILED_HEADER;
 use super::{RunError, RunOptions, Runner};
 use crate::load::{Problem, load_str};
@@ -36,6 +37,15 @@ pub enum Decision {
         step: Option<String>,
         /// What the person wants changed.
         feedback: String,
+    },
+    /// Replace outputs of an exhausted step with a person's versions (`PATH=FILE`). They are
+    /// checked like any output: a valid edit finishes the step (`EDITED_BY_PERSON`), an
+    /// invalid one is put back, shown, and the run keeps waiting.
+    Edit {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+        /// (output path relative to the working directory, the file holding the new content).
+        edits: Vec<(String, PathBuf)>,
     },
 }
 
@@ -86,7 +96,18 @@ pub async fn resume(
     let steps = store.steps(run_id)?;
     let waits = store.waits(run_id)?;
     restore(&mut runner, &steps, &waits, &store, run_id)?;
-    apply(&mut runner, &steps, &waits, decision)?;
+    if let Decision::Edit { step, edits } = &decision {
+        if let Some(problems) = edit(&mut runner, &steps, &waits, step.as_deref(), edits)? {
+            let mut summary = RunSummary::load(&store, run_id)?;
+            summary.notes.push(format!(
+                "the edit was not accepted: {problems} problem{} (shown under `waiting`); the outputs were put back",
+                if problems == 1 { "" } else { "s" }
+            ));
+            return Ok(summary);
+        }
+    } else {
+        apply(&mut runner, &steps, &waits, decision)?;
+    }
     store.take_lease(run_id)?;
     let finished: Vec<bool> = runner
         .wf
@@ -170,7 +191,7 @@ fn apply(
     decision: Decision,
 ) -> Result<(), RunError> {
     let (step, feedback) = match decision {
-        Decision::Continue => return Ok(()),
+        Decision::Continue | Decision::Edit { .. } => return Ok(()),
         Decision::Approve { step } => (step, None),
         Decision::Reject { step, feedback } => (step, Some(feedback)),
     };
@@ -188,6 +209,105 @@ fn apply(
         None => approve(runner, wait, record),
         Some(text) => reject(runner, steps, wait, record, &text),
     }
+}
+
+/// Applies a person's edit; `Some(n)`: the edit has `n` errors and was put back.
+fn edit(
+    runner: &mut Runner,
+    steps: &[StepRecord],
+    waits: &[WaitRecord],
+    step: Option<&str>,
+    edits: &[(String, PathBuf)],
+) -> Result<Option<usize>, RunError> {
+    let wait = pick(waits, step)?;
+    let index = runner
+        .wf
+        .step_index(&wait.step)
+        .filter(|_| wait.reason == "exhausted");
+    let Some(index) = index else {
+        return Err(config(format!(
+            "`--edit` applies to a step that ran out of tries; `{}` waits for {}",
+            wait.step, wait.reason
+        )));
+    };
+    let unit = Unit {
+        key: wait.step.clone(),
+        step: index,
+        item: None,
+    };
+    let resolved = runner.resolve(&unit).map_err(config)?;
+    let mut record = steps
+        .iter()
+        .find(|s| s.id == wait.step)
+        .cloned()
+        .unwrap_or_default();
+    let mut previous = Vec::new();
+    let mut answer = None;
+    for (rel, file) in edits {
+        let target = resolved
+            .outputs
+            .iter()
+            .map(|o| (&o.rel, &o.abs))
+            .chain(
+                resolved
+                    .answer
+                    .iter()
+                    .filter_map(|(_, save)| save.as_ref().map(|s| (&s.rel, &s.abs))),
+            )
+            .find(|(r, _)| *r == rel)
+            .map(|(_, abs)| abs.clone());
+        let Some(target) = target else {
+            return Err(config(format!(
+                "`{rel}` is not an output of `{}`",
+                wait.step
+            )));
+        };
+        let bytes = std::fs::read(file)
+            .map_err(|e| config(format!("cannot read `{}`: {e}", file.display())))?;
+        runner.keep_artifact(&unit.key, rel, "edit", &bytes);
+        previous.push((target.clone(), std::fs::read(&target).ok()));
+        if resolved.answer.is_some() {
+            answer = Some(String::from_utf8_lossy(&bytes).into_owned());
+        }
+        super::paths::write_atomic(&target, &bytes)
+            .map_err(|e| config(format!("cannot write `{rel}`: {e}")))?;
+    }
+    let checked = runner
+        .check_unit(&unit, &resolved, &mut record, answer.as_deref(), Vec::new())
+        .map_err(config)?;
+    let errors = checked.errors();
+    if errors > 0 {
+        for (target, bytes) in previous {
+            match bytes {
+                Some(b) => {
+                    let _ = super::paths::write_atomic(&target, &b);
+                }
+                None => {
+                    let _ = std::fs::remove_file(&target);
+                }
+            }
+        }
+        let mut shown = wait.clone();
+        shown.diagnostics = checked
+            .all_diagnostics()
+            .into_iter()
+            .filter(rectify_core::Diagnostic::is_error)
+            .collect();
+        shown.message = Some(format!(
+            "the person's edit of `{}` does not pass: {errors} problem(s)",
+            wait.step
+        ));
+        runner.store.put_wait(&runner.run_id, &shown)?;
+        return Ok(Some(errors));
+    }
+    record.verdict = Some("EDITED_BY_PERSON".to_owned());
+    runner.accept(&unit, &mut record, &checked);
+    runner
+        .store
+        .resolve_wait(&runner.run_id, &wait.step, "edited")?;
+    runner.waiting.remove(&wait.step);
+    runner.finished.insert(wait.step.clone());
+    Ok(None)
 }
 
 fn pick<'a>(waits: &'a [WaitRecord], step: Option<&str>) -> Result<&'a WaitRecord, RunError> {

@@ -372,7 +372,7 @@ impl Runner {
         }
     }
 
-    fn accept(&self, unit: &Unit, record: &mut StepRecord, checked: &UnitCheck) -> End {
+    pub(crate) fn accept(&self, unit: &Unit, record: &mut StepRecord, checked: &UnitCheck) -> End {
         // The step's mistakes stay in the memory: later steps are reminded of them (seed 003
         // injects from its whole error history, not from the per-step streak it clears).
         let step = self.step_spec(unit);

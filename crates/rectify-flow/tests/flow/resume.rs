@@ -155,3 +155,38 @@ fn an_interrupted_step_replays_its_recorded_answer_instead_of_asking_again() {
     );
     assert_eq!(step(&resumed, "b").attempts, 1);
 }
+
+#[test]
+fn an_edit_is_checked_like_any_output_an_invalid_one_is_put_back() {
+    let f = Fixture::new();
+    f.file("s.json", r#"{"required": ["goal"]}"#);
+    f.script("writer", r#"echo '{}' > spec.json"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: spec\n    agent: writer\n    prompt: write\n    outputs: [{{path: spec.json, schema: s.json}}]\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    let bad = f.file("bad.json", r#"{"title": "no goal"}"#);
+    let edit = |file| Decision::Edit {
+        step: None,
+        edits: vec![("spec.json".to_owned(), file)],
+    };
+    let shown = resume_with(&f, &store, &s.run_id, edit(bad)).unwrap();
+    assert_eq!(shown.status, RunStatus::Waiting);
+    assert!(shown.notes[0].contains("not accepted"), "{:?}", shown.notes);
+    assert_eq!(
+        shown.waiting.unwrap().diagnostics[0].code,
+        "schema.required"
+    );
+    assert_eq!(f.read("spec.json"), "{}\n", "the invalid edit was put back");
+    let good = f.file("good.json", r#"{"goal": "ship"}"#);
+    let done = resume_with(&f, &store, &s.run_id, edit(good)).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(
+        step(&done, "spec").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+    assert_eq!(f.read("spec.json"), r#"{"goal": "ship"}"#);
+    assert_eq!(f.calls("writer"), 1, "no agent ran for the edit");
+}
