@@ -334,7 +334,10 @@ fn one() -> u32 {
 
 /// One validator.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "an agent name, or `{command: [program, args...]}` with every argument a string"
+)]
 pub enum ValidatorSpec {
     /// A validator agent, by name.
     Agent(String),
