@@ -63,8 +63,9 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         .collect()
 }
 
-/// True when the whole text is one scalar written loosely: a string in any quotes (`'Ada'`),
-/// a Python or JavaScript literal (`True`, `None`, `undefined`) or a number.
+/// True when the whole text is one scalar written loosely: a string in any quotes (`'Ada'`,
+/// or cut off: `"hello`),
+/// a Python or JavaScript literal (`True`, `None`, `undefined`, `-Infinity`) or a number.
 fn lone_scalar(t: &str) -> bool {
     let quoted = [
         ('"', '"'),
@@ -75,14 +76,31 @@ fn lone_scalar(t: &str) -> bool {
     ]
     .iter()
     .any(|&(open, close)| {
-        t.len() >= 2
-            && t.starts_with(open)
-            && t.ends_with(close)
-            && !t[open.len_utf8()..t.len() - close.len_utf8()].contains(close)
+        let Some(body) = t.strip_prefix(open) else {
+            return false;
+        };
+        // Closed at the very end, or cut off (no closing quote at all).
+        match body.strip_suffix(close) {
+            Some(inner) => !inner.contains(close),
+            None => !body.trim().is_empty() && !body.contains(close),
+        }
     });
     let literal = matches!(
         t,
-        "True" | "False" | "None" | "TRUE" | "FALSE" | "NULL" | "Null" | "undefined" | "NaN"
+        "True"
+            | "False"
+            | "None"
+            | "TRUE"
+            | "FALSE"
+            | "NULL"
+            | "Null"
+            | "undefined"
+            | "NaN"
+            | "-NaN"
+            | "+NaN"
+            | "Infinity"
+            | "-Infinity"
+            | "+Infinity"
     );
     let number = !t.is_empty()
         && t.bytes()

@@ -114,6 +114,7 @@ fn text_kind(text: &str) -> Kind {
 fn choose_kinds(kinds: &[Kind], comma_separated: bool) -> Choice {
     let full: Vec<usize> = (0..kinds.len()).filter(|&i| !kinds[i].empty).collect();
     match full.as_slice() {
+        [] if comma_separated => Choice::List((0..kinds.len()).collect()),
         [] => Choice::One(0),
         [one] => Choice::One(*one),
         _ if comma_separated => Choice::List(full),

@@ -215,7 +215,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
         }
         if matches!(
             self.peek(),
-            Some(b'/' | b'#' | b'`' | 0xC2 | 0xE2 | 0xE3 | 0xEF)
+            Some(b'/' | b'#' | b'`' | 0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF)
         ) {
             self.skip_blank_slow();
         }
@@ -239,7 +239,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
                     self.skip_block_comment();
                     Rule::Comment
                 }
-                (Some(0xC2 | 0xE2 | 0xE3 | 0xEF), _) if self.unicode_space(start) > 0 => {
+                (Some(0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF), _) if self.unicode_space(start) > 0 => {
                     while let n @ 1.. = self.unicode_space(self.pos) {
                         self.pos += n;
                     }
@@ -253,7 +253,8 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     }
 
     /// Length of a Unicode white space character at `at` that JSON does not allow (no-break
-    /// space, U+2000–U+200B, narrow no-break, medium mathematical, ideographic space, BOM),
+    /// space, U+2000–U+200B, narrow no-break, medium mathematical, ideographic space, BOM,
+    /// Mongolian vowel separator),
     /// 0 when there is none.
     fn unicode_space(&self, at: usize) -> usize {
         match self.b.get(at..at + 3) {
@@ -261,7 +262,8 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
                 [0xE2, 0x80, 0x80..=0x8B | 0xAF]
                 | [0xE2, 0x81, 0x9F]
                 | [0xE3, 0x80, 0x80]
-                | [0xEF, 0xBB, 0xBF],
+                | [0xEF, 0xBB, 0xBF]
+                | [0xE1, 0xA0, 0x8E],
             ) => 3,
             _ if self.b.get(at..at + 2) == Some(&[0xC2, 0xA0]) => 2,
             _ => 0,

@@ -17,7 +17,11 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let word_end = start + word.len();
         self.pos = word_end;
-        if self.peek() == Some(b'(') && word.bytes().all(is_word_byte) {
+        let callee = word
+            .strip_prefix("new ")
+            .or_else(|| word.strip_prefix("NEW "))
+            .unwrap_or(word);
+        if self.peek() == Some(b'(') && callee.bytes().all(is_word_byte) {
             return Some(self.call(start));
         }
         if self.peek() == Some(b'"') && ctx != Ctx::Top {
@@ -79,7 +83,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 b'}' | b']' if nest > 0 => nest -= 1,
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
                 b'(' if nest == 0 && i > self.pos => break,
-                b':' if ctx == Ctx::Item => break,
+                b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
                 b if numeric && b.is_ascii_whitespace() => break,
                 _ => {}
             }
@@ -97,7 +101,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             "False" => (Some(false), Rule::PythonLiteral),
             "None" => (None, Rule::PythonLiteral),
             "undefined" => (None, Rule::Undefined),
-            "NaN" | "Infinity" | "-Infinity" | "+Infinity" | "-NaN" => {
+            "NaN" | "Infinity" | "-Infinity" | "+Infinity" | "-NaN" | "+NaN" => {
                 (None, Rule::NonFiniteNumber)
             }
             w if w.eq_ignore_ascii_case("true") => (Some(true), Rule::KeywordCase),

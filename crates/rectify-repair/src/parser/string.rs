@@ -262,7 +262,17 @@ impl<S: Sink> Parser<'_, '_, S> {
             }
             b'\n' if st.ctx != Ctx::Key && self.line_starts_element(st.ctx) => {
                 // A string running to the end of a line before a line that starts the next
-                // member or element: its closing quote is missing.
+                // member or element: its closing quote is missing. A comma ending the line
+                // separates the elements.
+                if let Some((src, out_len)) = st.last_comma
+                    && st
+                        .out
+                        .get(out_len + 1..)
+                        .is_some_and(|s| s.trim().is_empty())
+                {
+                    st.out.truncate(out_len);
+                    self.pos = src;
+                }
                 self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
                 return true;
             }
