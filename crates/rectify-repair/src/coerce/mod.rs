@@ -224,17 +224,21 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
 /// scalar, when it fits: the result then holds that value and the one repair that read it
 /// (true).
 pub(crate) fn text_as_scalar(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
-    let Some(schema) = &options.schema else {
+    let Some(schema) = options.schema.as_ref().filter(|s| scalar_target(s)) else {
         return false;
     };
+    let fits = out.value.is_some()
+        && !out
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "repair.schema_mismatch");
+    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits.
+    if fits || crate::strict::is_json(text) {
+        return false;
+    }
     let Some(Ok(validator)) = options.validator() else {
         return false;
     };
-    let fits = out.value.as_ref().is_some_and(|v| validator.is_valid(v));
-    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits.
-    if fits || !scalar_target(schema) || crate::strict::is_json(text) {
-        return false;
-    }
     let Some((value, repair)) = text::read(schema, schema, text) else {
         return false;
     };
