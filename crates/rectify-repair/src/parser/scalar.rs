@@ -17,11 +17,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let word_end = start + word.len();
         self.pos = word_end;
-        let callee = word
-            .strip_prefix("new ")
-            .or_else(|| word.strip_prefix("NEW "))
-            .unwrap_or(word);
-        if self.peek() == Some(b'(') && callee.bytes().all(is_word_byte) {
+        if self.peek() == Some(b'(') && callee(word).bytes().all(is_word_byte) {
             return Some(self.call(start));
         }
         if self.peek() == Some(b'"') && ctx != Ctx::Top {
@@ -67,18 +63,10 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mut nest = 0usize;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
-            let comment = b == b'/'
-                && match self.byte_at(i + 1) {
-                    Some(b'*') => true,
-                    Some(b'/') => numeric || i == self.pos || self.byte_at(i - 1) == Some(b' '),
-                    _ => false,
-                };
-            let bracket = numeric && matches!(b, b'{' | b'[');
-            numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_') || b.is_ascii_whitespace();
-            if comment || bracket {
-                break;
-            }
             match b {
+                b'0'..=b'9' => {}
+                b'/' if self.comment_at(i, numeric) => break,
+                b'{' | b'[' if numeric => break,
                 b'{' | b'[' => nest += 1,
                 b'}' | b']' if nest > 0 => nest -= 1,
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
@@ -87,9 +75,20 @@ impl<S: Sink> Parser<'_, '_, S> {
                 b if numeric && b.is_ascii_whitespace() => break,
                 _ => {}
             }
+            numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_');
             i += 1;
         }
         i
+    }
+
+    /// True when a comment starts at the `/` at `i` inside a token: `/*` anywhere, `//` after
+    /// a number, at the token's start or after a blank (not in `http://`).
+    fn comment_at(&self, i: usize, numeric: bool) -> bool {
+        match self.byte_at(i + 1) {
+            Some(b'*') => true,
+            Some(b'/') => numeric || i == self.pos || self.byte_at(i - 1) == Some(b' '),
+            _ => false,
+        }
     }
 
     fn keyword(&mut self, word: &str, start: usize, end: usize) -> Option<S::Val> {
@@ -180,4 +179,11 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         self.sink.string(s)
     }
+}
+
+/// The name of a call written `Name(...)` or `new Name(...)`.
+fn callee(word: &str) -> &str {
+    word.strip_prefix("new ")
+        .or_else(|| word.strip_prefix("NEW "))
+        .unwrap_or(word)
 }
