@@ -147,8 +147,9 @@ impl Runner {
             };
             (fresh, None)
         });
+        // The first state change (the attempt about to be made) is committed by the route;
+        // a unit that cannot start is committed as failed.
         record.status = StepStatusField(StepStatus::Running);
-        self.persist(&record, "started");
         self.report(&unit.key, "started", String::new());
         let resolved = match self.resolve(unit) {
             Ok(r) => r,

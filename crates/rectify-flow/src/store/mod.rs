@@ -166,7 +166,7 @@ impl Store {
     pub fn put_step(&self, run: &str, step: &StepRecord, event: &str) -> Result<(), StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
              ON CONFLICT (run_id, id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
@@ -175,7 +175,8 @@ impl Store {
                diagnostics = excluded.diagnostics, input_tokens = excluded.input_tokens,
                output_tokens = excluded.output_tokens, cost = excluded.cost, output = excluded.output,
                started_ms = excluded.started_ms, ended_ms = excluded.ended_ms",
-            params![
+        )?
+        .execute(params![
                 run,
                 step.id,
                 step.status.as_str(),
@@ -193,16 +194,13 @@ impl Store {
                 step.output.as_ref().map(serde_json::to_string).transpose()?,
                 step.started_ms,
                 step.ended_ms,
-            ],
-        )?;
-        tx.execute(
+            ])?;
+        tx.prepare_cached(
             "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![run, step.id, event, now_ms()],
-        )?;
-        tx.execute(
-            "UPDATE runs SET updated_ms = ?2, lease_ms = ?2 WHERE id = ?1",
-            params![run, now_ms()],
-        )?;
+        )?
+        .execute(params![run, step.id, event, now_ms()])?;
+        tx.prepare_cached("UPDATE runs SET updated_ms = ?2, lease_ms = ?2 WHERE id = ?1")?
+            .execute(params![run, now_ms()])?;
         tx.commit()?;
         Ok(())
     }
@@ -227,10 +225,11 @@ impl Store {
     /// Records a model or agent answer as it arrives (before it is checked); returns its id.
     pub fn record_call(&self, run: &str, call: &CallRecord) -> Result<i64, StoreError> {
         let conn = self.conn();
-        conn.execute(
+        conn.prepare_cached(
             "INSERT INTO calls (run_id, step, role, seq, prompt_hash, raw, input_tokens, output_tokens, at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
+        )?
+        .execute(params![
                 run,
                 call.step,
                 call.role,
@@ -240,8 +239,7 @@ impl Store {
                 call.input_tokens,
                 call.output_tokens,
                 now_ms()
-            ],
-        )?;
+            ])?;
         Ok(conn.last_insert_rowid())
     }
 
