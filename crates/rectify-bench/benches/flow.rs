@@ -97,7 +97,7 @@ impl Provider for Instant {
         Capabilities::default()
     }
 
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "instant"
     }
 }
@@ -118,17 +118,19 @@ impl ProviderFactory for InstantFactory {
 /// The workflow file: 11 answer steps in a chain, each checked against the schema and
 /// revised on failure.
 fn workflow_yaml() -> String {
+    use std::fmt::Write as _;
     let mut yaml = String::from(
         "name: seed004\nproviders:\n  instant: {kind: openai, model: instant}\nagents:\n  producer: agents/producer.md\nsteps:\n",
     );
     for (i, id) in STEPS.iter().enumerate() {
-        yaml.push_str(&format!("  - id: {id}\n"));
+        let _ = writeln!(yaml, "  - id: {id}");
         if i > 0 {
-            yaml.push_str(&format!("    needs: [{}]\n", STEPS[i - 1]));
+            let _ = writeln!(yaml, "    needs: [{}]", STEPS[i - 1]);
         }
-        yaml.push_str(&format!(
+        let _ = write!(
+            yaml,
             "    agent: producer\n    prompt: Write the {id} document of the feature.\n    answer: {{format: json, schema: doc.schema.json}}\n    on_invalid: {{revise: 3}}\n"
-        ));
+        );
     }
     yaml
 }
@@ -144,7 +146,13 @@ fn workflow(dir: &Path) -> Workflow {
     .unwrap();
     let path = dir.join("workflow.yaml");
     std::fs::write(&path, workflow_yaml()).unwrap();
-    load(&path).unwrap_or_else(|e| panic!("{e}"))
+    match load(&path) {
+        Ok(wf) => wf,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    }
 }
 
 /// Runs the workflow, checking that it completed; returns its run id.
@@ -211,9 +219,7 @@ fn dirs() -> Dirs {
 }
 
 fn db_size(work: &Path) -> u64 {
-    std::fs::metadata(work.join(".rectify/rectify.db"))
-        .map(|m| m.len())
-        .unwrap_or(0)
+    std::fs::metadata(work.join(".rectify/rectify.db")).map_or(0, |m| m.len())
 }
 
 /// Prints the bytes a run stores and leaves a working directory for `rectify status`.
@@ -252,8 +258,10 @@ fn report_bytes() {
 fn status_dir(bench: &Bench) {
     let dir = std::env::var_os("FLOW_STATUS_DIR").map_or_else(
         || {
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| PathBuf::from("../../target"), PathBuf::from);
+            let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+                || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+                PathBuf::from,
+            );
             target.join("peers-flow/status-work")
         },
         PathBuf::from,
