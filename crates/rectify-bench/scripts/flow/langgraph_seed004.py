@@ -181,6 +181,23 @@ def timed(runs, seconds, warmup=5):
     }
 
 
+def fsync_floor(tmp, n=200):
+    """Median time of writing 4 KiB and fdatasync-ing it on the temporary directory's file
+    system: the disk's floor under one durable commit while the SQLite saver is timed."""
+    fd = os.open(os.path.join(tmp, "fsync.bin"), os.O_CREAT | os.O_WRONLY, 0o600)
+    page = b"\x07" * 4096
+    times = []
+    try:
+        for _ in range(n):
+            t = time.perf_counter()
+            os.pwrite(fd, page, 0)
+            os.fdatasync(fd)
+            times.append(time.perf_counter() - t)
+    finally:
+        os.close(fd)
+    return statistics.median(times) * 1e6
+
+
 def sqlite_saver(path):
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -294,12 +311,14 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out["no_checkpointer"] = timed(Runs(build()), args.seconds)
         out["in_memory_saver"] = timed(Runs(build(InMemorySaver())), args.seconds)
+        out["fsync_4k_us_before"] = fsync_floor(tmp)
         conn, saver = sqlite_saver(os.path.join(tmp, "sync.sqlite"))
         out["sqlite_sync"] = timed(Runs(build(saver), "sync"), args.seconds, warmup=2)
         conn.close()
         conn, saver = sqlite_saver(os.path.join(tmp, "async.sqlite"))
         out["sqlite_async"] = timed(Runs(build(saver)), args.seconds, warmup=2)
         conn.close()
+        out["fsync_4k_us_after"] = fsync_floor(tmp)
         out["storage"] = storage(tmp)
         out["start"] = start_time(tmp)
     json.dump(out, sys.stdout, indent=1)

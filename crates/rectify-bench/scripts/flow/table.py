@@ -109,6 +109,9 @@ def main():
     row("  LangGraph us per node (run / 22)", dur_mean / STEPS, lg_sync / nodes, " us")
     row("in memory: ms per run", mem_mean / 1e3, lg_mem / 1e3, " ms", fmt="{:.2f}")
     row("durable: ms per run", dur_mean / 1e3, lg_sync / 1e3, " ms", fmt="{:.2f}")
+    fsync, _ = estimate(a.criterion, "flow_split/fsync_4k")
+    lg_fsync = (lg["fsync_4k_us_before"] + lg["fsync_4k_us_after"]) / 2
+    row("  disk floor: write + fdatasync 4 KiB", fsync, lg_fsync, " us")
     st = lg["storage"]
     row("bytes stored per run (rows)", rect_bytes, st["row_bytes"], " B", GOALS["bytes"], fmt="{:.0f}")
     row("database file growth per run", rect_growth, st["db_growth_per_run"], " B", fmt="{:.0f}")
@@ -131,6 +134,9 @@ def main():
     print(f"LangGraph start: import + build + list threads {start['start_list_ms']:.0f} ms, "
           f"imports alone {start['import_ms']:.0f} ms, bare python {start['python_bare_ms']:.0f} ms "
           f"(medians of {start['runs']})")
+    print(f"fsync of 4 KiB: rectify bench mean {fsync:.0f} us; beside LangGraph's SQLite runs "
+          f"median {lg['fsync_4k_us_before']:.0f} us before, {lg['fsync_4k_us_after']:.0f} us after "
+          "(the durable rows compare only when these agree)")
     if status:
         print(f"rectify status binary: {a.rectify} ({a.rectify_kind}); min list {status['list'][1]:.2f} ms, "
               f"min run {status['run'][1]:.2f} ms; spawning /bin/true: median {status['spawn'][0]:.2f} ms")
