@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use rectify_check::{Checker, CompiledSchema, References, RuleSet};
 use rectify_core::{Diagnostic, Format, Location, Repair};
@@ -43,26 +44,60 @@ impl Checked {
     }
 }
 
-/// A built checker and the schema's value (which guides repair).
+/// A compiled schema and its value (which guides repair and is sent to providers).
+#[derive(Debug)]
+pub struct SchemaEntry {
+    /// Compiled once.
+    pub compiled: CompiledSchema,
+    /// The schema as read.
+    pub value: Value,
+}
+
+/// Schemas compiled once per run, by path (a workflow's schemas do not change while it runs:
+/// they were checked at load time).
+#[derive(Debug, Default)]
+pub struct SchemaCache {
+    entries: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<SchemaEntry>>>,
+}
+
+impl SchemaCache {
+    /// The schema at `path`, compiled on first use.
+    pub fn get(&self, path: &Path) -> Result<Arc<SchemaEntry>, String> {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = entries.get(path) {
+            return Ok(Arc::clone(found));
+        }
+        let compiled = CompiledSchema::compile_file(path).map_err(|e| e.to_string())?;
+        let doc =
+            rectify_parse::read_file(path, None, &Limits::default()).map_err(|e| e.to_string())?;
+        let value = doc.document.map(|d| d.value).unwrap_or_default();
+        let entry = Arc::new(SchemaEntry { compiled, value });
+        entries.insert(path.to_path_buf(), Arc::clone(&entry));
+        Ok(entry)
+    }
+}
+
+/// A built checker and the schema (which also guides repair).
 pub struct Prepared {
     checker: Checker,
-    schema: Option<Value>,
+    schema: Option<Arc<SchemaEntry>>,
     format: Format,
 }
 
 /// Builds the checker for `spec`; a reference document that is missing or unreadable is a
 /// diagnostic (the output it belongs to is then invalid and routed), a broken schema or rules
 /// file an `Err` (it was checked at load time, so this means it changed since).
-pub fn prepare(spec: &CheckSpec, path_hint: &str) -> Result<(Prepared, Vec<Diagnostic>), String> {
+pub fn prepare(
+    spec: &CheckSpec,
+    path_hint: &str,
+    schemas: &SchemaCache,
+) -> Result<(Prepared, Vec<Diagnostic>), String> {
     let limits = Limits::default();
     let mut builder = Checker::builder();
-    let mut schema_value = None;
-    if let Some(path) = &spec.schema {
-        let compiled = CompiledSchema::compile_file(path).map_err(|e| e.to_string())?;
-        let doc = rectify_parse::read_file(path, None, &limits).map_err(|e| e.to_string())?;
-        schema_value = doc.document.map(|d| d.value);
-        builder = builder.schema(compiled);
-    }
+    let schema = spec.schema.as_deref().map(|p| schemas.get(p)).transpose()?;
     let mut problems = Vec::new();
     if let Some(path) = &spec.rules {
         let rules = RuleSet::from_file(path).map_err(|e| e.to_string())?;
@@ -97,7 +132,7 @@ pub fn prepare(spec: &CheckSpec, path_hint: &str) -> Result<(Prepared, Vec<Diagn
     Ok((
         Prepared {
             checker,
-            schema: schema_value,
+            schema,
             format,
         },
         problems,
@@ -136,7 +171,7 @@ impl Prepared {
         let strict = match (&parsed.document, read_errors) {
             (Some(doc), false) => {
                 let mut diagnostics = parsed.diagnostics.clone();
-                diagnostics.extend(self.checker.check(doc));
+                diagnostics.extend(self.check(doc));
                 Some(Checked {
                     value: Some(doc.value.clone()),
                     diagnostics,
@@ -163,6 +198,16 @@ impl Prepared {
         }
     }
 
+    /// The schema, then the rules.
+    fn check(&self, doc: &rectify_core::Document) -> Vec<Diagnostic> {
+        let mut out = match &self.schema {
+            Some(s) => s.compiled.check(doc),
+            None => Vec::new(),
+        };
+        out.extend(self.checker.check(doc));
+        out
+    }
+
     fn repairable(&self) -> bool {
         matches!(self.format, Format::Json | Format::Yaml)
     }
@@ -170,7 +215,7 @@ impl Prepared {
     fn repair(&self, text: &str) -> Option<Checked> {
         let mut options = RepairOptions::default().with_format(Some(self.format));
         if let Some(schema) = &self.schema {
-            options = options.with_schema(schema.clone());
+            options = options.with_schema(schema.value.clone());
         }
         let repaired = rectify_repair::repair(text, &options);
         let value = repaired.value?;
@@ -185,7 +230,7 @@ impl Prepared {
             .into_iter()
             .filter(|d| d.code != "repair.schema_mismatch")
             .collect();
-        diagnostics.extend(self.checker.check(&doc));
+        diagnostics.extend(self.check(&doc));
         Some(Checked {
             value: Some(doc.value),
             diagnostics,
@@ -220,7 +265,7 @@ mod tests {
             schema: Some(schema),
             ..CheckSpec::default()
         };
-        prepare(&spec, "x").unwrap().0
+        prepare(&spec, "x", &SchemaCache::default()).unwrap().0
     }
 
     #[test]
@@ -237,7 +282,7 @@ mod tests {
         let wrong = p.check_text("{\"m\": 1}");
         assert_eq!(wrong.diagnostics[0].code, "schema.required");
         assert_eq!(
-            schema_summary(p.schema.as_ref()),
+            schema_summary(p.schema.as_ref().map(|s| &s.value)),
             Some("A thing".to_owned())
         );
     }
@@ -269,7 +314,7 @@ mod tests {
             refs: [("plan".to_owned(), dir.path().join("nope.yaml"))].into(),
             ..CheckSpec::default()
         };
-        let (_, problems) = prepare(&spec, "x.yaml").unwrap();
+        let (_, problems) = prepare(&spec, "x.yaml", &SchemaCache::default()).unwrap();
         assert_eq!(problems[0].code, "flow.reference");
     }
 }

@@ -133,6 +133,8 @@ pub(crate) struct Runner {
     finished: std::collections::BTreeSet<String>,
     /// Units whose wait no decision resolved (they stay waiting).
     waiting: std::collections::BTreeSet<String>,
+    /// Schemas compiled once per run.
+    schemas: check::SchemaCache,
     /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
     /// writes there are not confinement breaches.
     claimed: Mutex<BTreeMap<String, Claim>>,
@@ -211,6 +213,7 @@ impl Runner {
             finished: std::collections::BTreeSet::new(),
             waiting: std::collections::BTreeSet::new(),
             claimed: Mutex::new(BTreeMap::new()),
+            schemas: check::SchemaCache::default(),
         }
     }
 
@@ -294,6 +297,9 @@ impl Runner {
     }
 
     fn render(&self, source: &str, item: Option<&Value>) -> Result<String, String> {
+        if !source.contains("{{") && !source.contains("{%") {
+            return Ok(source.to_owned());
+        }
         self.templates.render(source, &self.context(item))
     }
 

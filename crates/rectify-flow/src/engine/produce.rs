@@ -11,7 +11,7 @@ use rectify_provider::{Provider, ProviderError, Request};
 use serde_json::Value;
 
 use super::call::Called;
-use super::check::{CheckSpec, schema_summary};
+use super::check::{CheckSpec, SchemaCache, schema_summary};
 use super::confine::{Allowed, Snapshot};
 use super::prompt::{OutputLine, ProducerPrompt};
 use super::{Runner, paths};
@@ -184,7 +184,7 @@ impl Runner {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .note_for(&step.id);
-        let lines = output_lines(&resolved.outputs);
+        let lines = output_lines(&resolved.outputs, &self.schemas);
         let prompt = ProducerPrompt {
             instructions: &agent.instructions,
             memory,
@@ -214,7 +214,7 @@ impl Runner {
             if let Some((check, _)) = &resolved.answer
                 && spec.kind != ProviderKind::Command
             {
-                request.schema = answer_schema(check);
+                request.schema = answer_schema(check, &self.schemas);
             }
             return Ok(self
                 .run_agent(unit, step, resolved, &provider, &request, record)
@@ -312,7 +312,7 @@ impl Runner {
                 "{prompt}\n\nAnswer with the complete content of `{}` only.",
                 output.rel
             ))];
-            req.schema = answer_schema(&output.check);
+            req.schema = answer_schema(&output.check, &self.schemas);
             let seq = record.attempts * 100 + u32::try_from(i).unwrap_or(99);
             match self
                 .call(&unit.key, "producer", seq, provider, &req, record)
@@ -344,17 +344,16 @@ fn request(prompt: &str, agent: &AgentSpec, timeout: std::time::Duration) -> Req
 
 /// The schema sent with the request: only for JSON and YAML content (the answer is JSON,
 /// which is also YAML).
-fn answer_schema(check: &CheckSpec) -> Option<Value> {
+fn answer_schema(check: &CheckSpec, schemas: &SchemaCache) -> Option<Value> {
     let format = check.format.unwrap_or(Format::Json);
     if !matches!(format, Format::Json | Format::Yaml) {
         return None;
     }
     let path = check.schema.as_ref()?;
-    let doc = rectify_parse::read_file(path, None, &rectify_parse::Limits::default()).ok()?;
-    doc.document.map(|d| d.value)
+    schemas.get(path).ok().map(|s| s.value.clone())
 }
 
-fn output_lines(outputs: &[Output]) -> Vec<OutputLine> {
+fn output_lines(outputs: &[Output], schemas: &SchemaCache) -> Vec<OutputLine> {
     outputs
         .iter()
         .map(|o| {
@@ -363,16 +362,11 @@ fn output_lines(outputs: &[Output]) -> Vec<OutputLine> {
                 .format
                 .or_else(|| Format::from_path(&o.rel))
                 .unwrap_or(Format::Json);
-            let schema = o.check.schema.as_ref().and_then(|p| {
-                rectify_parse::read_file(p, None, &rectify_parse::Limits::default())
-                    .ok()
-                    .and_then(|d| d.document)
-                    .map(|d| d.value)
-            });
+            let schema = o.check.schema.as_ref().and_then(|p| schemas.get(p).ok());
             OutputLine {
                 path: o.rel.clone(),
                 format: format.as_str().to_owned(),
-                summary: schema_summary(schema.as_ref()),
+                summary: schema_summary(schema.as_ref().map(|s| &s.value)),
             }
         })
         .collect()

@@ -82,6 +82,7 @@ impl SpecFactory {
     }
 
     #[cfg(not(feature = "local"))]
+    #[allow(clippy::unused_self)] // the `local` build uses `self`
     fn local(&self) -> Result<Arc<dyn Provider>, ProviderError> {
         Err(ProviderError::config(
             "local",

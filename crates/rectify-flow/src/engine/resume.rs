@@ -301,7 +301,8 @@ fn edit(
         return Ok(Some(errors));
     }
     record.verdict = Some("EDITED_BY_PERSON".to_owned());
-    runner.accept(&unit, &mut record, &checked);
+    let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
+    runner.accept(&unit, &mut record, &checked, save);
     runner
         .store
         .resolve_wait(&runner.run_id, &wait.step, "edited")?;

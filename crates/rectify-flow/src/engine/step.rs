@@ -271,7 +271,8 @@ impl Runner {
                     return Ok(self.exhausted(unit, record, &checked, &why));
                 }
             }
-            return Ok(self.accept(unit, record, &checked));
+            let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
+            return Ok(self.accept(unit, record, &checked, save));
         }
     }
 
@@ -298,7 +299,8 @@ impl Runner {
             ..UnitCheck::default()
         };
         if let Some((spec, save)) = &resolved.answer {
-            let (prepared, problems) = prepare(spec, save.as_ref().map_or("", |s| s.rel.as_str()))?;
+            let hint = save.as_ref().map_or("", |s| s.rel.as_str());
+            let (prepared, problems) = prepare(spec, hint, &self.schemas)?;
             let text = answer.map(super::produce::strip_fence);
             let mut checked = match &text {
                 Some(t) => prepared.check_text(t),
@@ -319,7 +321,7 @@ impl Runner {
         }
         let limit = self.wf.spec.defaults.max_output_bytes;
         for output in &resolved.outputs {
-            let (prepared, problems) = prepare(&output.check, &output.rel)?;
+            let (prepared, problems) = prepare(&output.check, &output.rel, &self.schemas)?;
             let (text, mut checked) = match paths::read_bounded(&output.abs, limit) {
                 Ok(Some(bytes)) => match String::from_utf8(bytes) {
                     Ok(text) => {
@@ -373,7 +375,13 @@ impl Runner {
         }
     }
 
-    pub(crate) fn accept(&self, unit: &Unit, record: &mut StepRecord, checked: &UnitCheck) -> End {
+    pub(crate) fn accept(
+        &self,
+        unit: &Unit,
+        record: &mut StepRecord,
+        checked: &UnitCheck,
+        save: Option<&super::produce::Output>,
+    ) -> End {
         // The step's mistakes stay in the memory: later steps are reminded of them (seed 003
         // injects from its whole error history, not from the per-step streak it clears).
         let step = self.step_spec(unit);
@@ -387,7 +395,7 @@ impl Runner {
                     .collect(),
             ),
         };
-        if let Some((_, Some(save))) = self.resolve(unit).ok().and_then(|r| r.answer)
+        if let Some(save) = save
             && let Some((_, Some(text), _)) = checked.files.first()
             && let Err(e) = paths::write_atomic(&save.abs, text.as_bytes())
         {

@@ -199,8 +199,6 @@ impl Store {
             "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
         )?
         .execute(params![run, step.id, event, now_ms()])?;
-        tx.prepare_cached("UPDATE runs SET updated_ms = ?2, lease_ms = ?2 WHERE id = ?1")?
-            .execute(params![run, now_ms()])?;
         tx.commit()?;
         Ok(())
     }
@@ -422,7 +420,7 @@ impl Store {
     /// One run.
     pub fn run(&self, run: &str) -> Result<Option<RunRecord>, StoreError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("{} WHERE id = ?1", records::RUN_SELECT))?;
+        let mut stmt = conn.prepare_cached(&format!("{} WHERE id = ?1", records::RUN_SELECT))?;
         let found = stmt.query_row(params![run], records::run_row).optional()?;
         found.map(records::finish_run).transpose()
     }
@@ -441,7 +439,7 @@ impl Store {
     /// The steps of a run, in the order they were first written.
     pub fn steps(&self, run: &str) -> Result<Vec<StepRecord>, StoreError> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
+        let mut stmt = conn.prepare_cached(&format!(
             "{} WHERE run_id = ?1 ORDER BY rowid",
             records::STEP_SELECT
         ))?;
