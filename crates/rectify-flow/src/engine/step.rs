@@ -213,7 +213,9 @@ impl Runner {
                 self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
             while checked.errors() > 0 {
                 self.remember(&step.id, &checked.all_diagnostics());
+                // A repair agent fixes files; an answer is revised by its producer instead.
                 if let Some(repairer) = &on_invalid.repair
+                    && resolved.answer.is_none()
                     && record.repair_runs < repair_max
                 {
                     record.repair_runs += 1;

@@ -296,6 +296,15 @@ impl Cx<'_> {
                         .expected("one of them"),
                 );
             }
+            if on_invalid.repair.is_some() && step.answer.is_some() {
+                problems.push(
+                    self.at(
+                        &format!("{at}/repair"),
+                        "an answer step is revised by its producer, not repaired by an agent",
+                    )
+                    .expected("`on_invalid: {revise: N}`"),
+                );
+            }
             if let Some(agent) = &on_invalid.repair {
                 self.agent(&format!("{at}/repair"), agent, problems);
             }

@@ -160,3 +160,21 @@ fn garbage_files_are_errors_not_panics() {
     assert!(load(&path).is_err());
     assert!(load(&f.root.join("missing.yaml")).is_err());
 }
+
+#[test]
+fn an_answer_step_cannot_name_a_repair_agent() {
+    let f = Fixture::new();
+    let agents = base(&f);
+    let found = problems(
+        &f,
+        &format!(
+            "name: t\n{agents}steps:\n  - id: a\n    agent: writer\n    prompt: x\n    answer: {{format: json}}\n    on_invalid: {{repair: writer}}\n"
+        ),
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.starts_with("11:26:") && p.contains("revised by its producer")),
+        "{found:?}"
+    );
+}
