@@ -35,20 +35,7 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
     if std::io::stderr().is_terminal() && args.output == Output::Human {
         options.progress = Some(Arc::new(progress));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            result = rectify_flow::run(workflow, store, options) => Ok(result),
-            code = interrupted() => Err(code),
-        }
-    });
-    // Leaving the runtime drops the running steps: agents' process groups are killed, and
-    // every state change already committed stays in the store.
-    drop(runtime);
+    let outcome = until_interrupted(rectify_flow::run(workflow, store, options))?;
     let result = match outcome {
         Ok(result) => result,
         Err(code) => {
@@ -102,19 +89,13 @@ pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
     if std::io::stderr().is_terminal() && args.output == Output::Human {
         options.progress = Some(Arc::new(progress));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let run_id = args.run.clone();
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            result = rectify_flow::resume(Arc::new(store), &run_id, decision, options) => Ok(result),
-            code = interrupted() => Err(code),
-        }
-    });
-    drop(runtime);
+    let outcome = until_interrupted(rectify_flow::resume(
+        Arc::new(store),
+        &run_id,
+        decision,
+        options,
+    ))?;
     match outcome {
         Err(code) => {
             let _ = writeln!(
@@ -165,6 +146,25 @@ fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
     }
     print_text(&text)?;
     Ok(ExitStatus::Success)
+}
+
+/// Runs `work` on a runtime until it ends (`Ok`) or SIGINT/SIGTERM arrives (`Err` with the exit
+/// code). Leaving the runtime drops whatever still runs: agents' process groups are killed, and
+/// every state change already committed stays in the store.
+fn until_interrupted<F: std::future::Future>(work: F) -> Result<Result<F::Output, u8>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            result = work => Ok(result),
+            code = interrupted() => Err(code),
+        }
+    });
+    drop(runtime);
+    Ok(outcome)
 }
 
 /// Waits for SIGINT or SIGTERM; returns the exit code for it (130 or 143).
