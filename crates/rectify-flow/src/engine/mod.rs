@@ -350,16 +350,7 @@ pub fn new_run_id(name: &str) -> String {
         })
         .take(24)
         .collect();
-    format!("{slug}-{:x}{:04x}", now_ms(), fastrand_u16())
-}
-
-fn fastrand_u16() -> u16 {
-    // The low bits of a fresh hasher's output: enough to keep two runs started in the same
-    // millisecond apart, without another dependency.
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    (h.finish() & 0xffff) as u16
+    format!("{slug}-{:x}{:04x}", now_ms(), fastrand::u16(..))
 }
 
 /// Inputs from `--input`, defaults and types; every problem at once.

@@ -335,7 +335,8 @@ impl Runner {
     }
 }
 
-fn request(prompt: &str, agent: &AgentSpec, timeout: std::time::Duration) -> Request {
+/// A request for `agent`: the prompt, the call's time limit, the agent's turns and tools.
+pub(crate) fn request(prompt: &str, agent: &AgentSpec, timeout: std::time::Duration) -> Request {
     let mut request = Request::new(prompt).with_timeout(timeout);
     request.max_turns = agent.front.max_turns;
     request.allowed_tools.clone_from(&agent.front.tools);

@@ -5,7 +5,6 @@
 use std::path::PathBuf;
 
 use rectify_core::Diagnostic;
-use rectify_provider::Request;
 use rectify_provider::spec::ProviderKind;
 
 use super::call::Called;
@@ -39,9 +38,8 @@ impl Runner {
             .factory
             .provider(&spec, &context)
             .map_err(|e| e.to_string())?;
-        let mut request = Request::new(prompt.clone()).with_timeout(context.timeout);
+        let mut request = super::produce::request(&prompt, agent, context.timeout);
         request.max_turns = Some(max_turns);
-        request.allowed_tools.clone_from(&agent.front.tools);
         let mut problems = Vec::new();
         if spec.kind == ProviderKind::Command {
             let before = Snapshot::take(&self.workdir, true);

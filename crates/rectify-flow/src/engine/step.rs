@@ -235,8 +235,7 @@ impl Runner {
                             &checked,
                         )
                         .await?;
-                    checked =
-                        self.check_unit(unit, resolved, record, checked.value_text(), extra)?;
+                    checked = self.check_unit(unit, resolved, record, None, extra)?;
                     continue;
                 }
                 if record.revisions < revise_max {
@@ -493,17 +492,6 @@ impl Runner {
         } else {
             End::Failed
         }
-    }
-}
-
-impl UnitCheck {
-    /// The answer text of an answer step (re-checked after a repair agent, which cannot
-    /// change it: answers are revised, not repaired).
-    fn value_text(&self) -> Option<&str> {
-        self.files
-            .first()
-            .filter(|(f, _, _)| f.is_empty())
-            .and_then(|(_, t, _)| t.as_deref())
     }
 }
 

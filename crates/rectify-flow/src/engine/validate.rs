@@ -4,10 +4,8 @@
 
 use std::fmt::Write as _;
 use std::process::Stdio;
-use std::time::Duration;
 
 use rectify_core::{Diagnostic, Finding, FindingLevel, Location, Verdict};
-use rectify_provider::Request;
 use tokio::io::AsyncReadExt as _;
 
 use super::Runner;
@@ -111,9 +109,7 @@ impl Runner {
             .factory
             .provider(&spec, &context)
             .map_err(|e| e.to_string())?;
-        let mut request = Request::new(prompt).with_timeout(context.timeout);
-        request.max_turns = agent.front.max_turns;
-        request.allowed_tools.clone_from(&agent.front.tools);
+        let request = super::produce::request(&prompt, agent, context.timeout);
         let role = format!("validator:{name}");
         Ok(
             match self
@@ -216,7 +212,6 @@ fn kill_group(pid: Option<u32>) {
         let group = nix::unistd::Pid::from_raw(pid);
         let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
     }
-    std::thread::sleep(Duration::from_millis(10));
 }
 
 fn tail(text: &str) -> &str {

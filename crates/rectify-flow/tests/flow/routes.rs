@@ -58,15 +58,14 @@ fn deterministic_repair_fixes_without_a_model_call_and_keeps_the_original() {
     assert_eq!(f.calls("writer"), 1);
     let fixed: serde_json::Value = serde_json::from_str(&f.read("spec.json")).unwrap();
     assert_eq!(fixed, serde_json::json!({"title": "a", "goal": "b"}));
-    let bytes = store_original(&store, &s.run_id);
+    let bytes = store_original(&store);
     assert!(
         bytes.contains("\"goal\": \"b\",}"),
         "the original is kept: {bytes}"
     );
 }
 
-fn store_original(store: &rectify_flow::Store, run: &str) -> String {
-    let _ = run;
+fn store_original(store: &rectify_flow::Store) -> String {
     // The original's hash is that of the agent's bytes.
     let original = "```json\n{\"title\": \"a\", \"goal\": \"b\",}\n```";
     let hash = rectify_flow::load::hex(&sha2_digest(original.as_bytes()));

@@ -1,7 +1,7 @@
 //! A workflow in a temporary directory, with small shell scripts as command agents that log
 //! every prompt they receive (outside the working directory, so confinement ignores it).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use rectify_flow::{RunOptions, RunSummary, Store, load};
@@ -115,9 +115,4 @@ pub fn step<'a>(summary: &'a RunSummary, id: &str) -> &'a rectify_flow::summary:
         .iter()
         .find(|s| s.id == id)
         .unwrap_or_else(|| panic!("no step {id} in {summary:#?}"))
-}
-
-#[allow(dead_code)]
-pub fn exists(p: &Path) -> bool {
-    p.exists()
 }
