@@ -89,6 +89,7 @@ impl Provider for Instant {
                 latency: Duration::ZERO,
                 transport_retries: 0,
                 raw: String::new(),
+                notices: Vec::new(),
             })
         })
     }
@@ -331,9 +332,11 @@ fn bench_split(c: &mut Criterion) {
             raw: ANSWER.to_owned(),
             input_tokens: 0,
             output_tokens: 0,
+            outcome: rectify_flow::store::CallOutcome::default(),
+            at_ms: 0,
         };
         group.bench_function(format!("record_call/{name}"), |b| {
-            b.iter(|| black_box(store.record_call(&run, &call).unwrap()));
+            b.iter(|| black_box(store.record_call(&run, &call, &[]).unwrap()));
         });
     }
     let path = d.work.join("fsync.bin");

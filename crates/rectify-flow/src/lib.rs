@@ -11,11 +11,13 @@
 //! - [`load()`] reads a workflow file and reports every configuration problem with its file,
 //!   line and column before any model is called;
 //! - [`run()`] runs it ([`RunOptions`]) and returns a [`RunSummary`];
+//! - [`Report`] reads a run's whole story back from the store;
 //! - [`Store`] keeps runs, steps, every raw answer, artifacts, waits and events in SQLite.
 
 pub mod engine;
 pub mod graph;
 pub mod load;
+pub mod report;
 pub mod spec;
 pub mod store;
 pub mod summary;
@@ -23,5 +25,6 @@ pub mod template;
 
 pub use engine::{Decision, ProviderFactory, RunError, RunOptions, SpecFactory, resume, run};
 pub use load::{LoadError, Problem, Workflow, load, load_str};
+pub use report::Report;
 pub use store::{RunStatus, Store, StoreError};
 pub use summary::RunSummary;

@@ -7,11 +7,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod ask;
 mod check;
 mod repair;
+mod report;
 mod run;
 
 pub use ask::AskArgs;
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
+pub use report::{ReportArgs, ReportFormat, RunsArgs, RunsCommand};
 pub use run::{ResumeArgs, RunArgs, StatusArgs};
 
 /// Validate, repair and retry the structured output of language models and agents.
@@ -58,6 +60,14 @@ pub enum Command {
     ///
     /// Exit status: 0, or 2 when the run does not exist.
     Status(StatusArgs),
+    /// Report a run: every step with its attempts and raw answers, the diagnostics each was
+    /// sent back for, repairs, verdicts, tokens, cost and timings, and what it waits for —
+    /// as one self-contained HTML page (default) or JSON.
+    ///
+    /// Exit status: 0, or 2 when the run does not exist.
+    Report(ReportArgs),
+    /// Manage the stored runs (`rectify runs prune --older-than 30d`).
+    Runs(RunsArgs),
 }
 
 /// How results are printed.

@@ -3,7 +3,9 @@
 mod ask;
 mod check;
 mod repair;
+mod report;
 mod run;
+mod runs;
 mod status;
 
 use anyhow::Result;
@@ -20,5 +22,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Run(args) => run::run(&args),
         Command::Resume(args) => run::resume(&args),
         Command::Status(args) => status::run(&args),
+        Command::Report(args) => report::run(&args),
+        Command::Runs(args) => runs::run(&args),
     }
 }

@@ -54,7 +54,7 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
         }
         Err(RunError::Store(e)) => return Err(e.into()),
     };
-    finish(&summary, args.output)
+    finish(&summary, args.output, &args.workdir)
 }
 
 /// Runs `rectify resume`.
@@ -109,15 +109,19 @@ pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
             anyhow::bail!("cannot resume: {}", text.join("; "));
         }
         Ok(Err(RunError::Store(e))) => Err(e.into()),
-        Ok(Ok(summary)) => finish(&summary, args.output),
+        Ok(Ok(summary)) => finish(&summary, args.output, &args.workdir),
     }
 }
 
 /// Prints the summary and maps the run's status to the exit status (DESIGN.md §11.3).
-pub fn finish(summary: &RunSummary, output: Output) -> Result<ExitStatus> {
+pub fn finish(
+    summary: &RunSummary,
+    output: Output,
+    workdir: &std::path::Path,
+) -> Result<ExitStatus> {
     match output {
         Output::Json => print(&wire(summary))?,
-        Output::Human => human(summary, true)?,
+        Output::Human => human(summary, false, &workdir.to_string_lossy())?,
     }
     Ok(match summary.status {
         RunStatus::Completed => ExitStatus::Success,

@@ -29,7 +29,7 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
             };
             match args.output {
                 Output::Json => print(&wire(&summary))?,
-                Output::Human => human(&summary, false)?,
+                Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
             }
             Ok(ExitStatus::Success)
         }

@@ -17,7 +17,8 @@ pub fn wire(summary: &RunSummary) -> Value {
     };
     let waiting = |w: &Waiting| {
         json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
-               "files": w.files, "best": w.best})
+               "files": w.files, "best": w.best,
+               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, ".")})
     };
     let steps: Vec<Value> = summary
         .steps
@@ -47,8 +48,9 @@ pub fn wire(summary: &RunSummary) -> Value {
     out
 }
 
-/// A summary for people on stderr: one line per step, then what the run waits for.
-pub fn human(summary: &RunSummary, hint: bool) -> std::io::Result<()> {
+/// A summary for people on stderr: one line per step, then what the run waits for and the
+/// commands that continue it (with `detail`, the best candidate too, as `status` shows).
+pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Result<()> {
     let mut err = std::io::stderr().lock();
     writeln!(
         err,
@@ -96,21 +98,57 @@ pub fn human(summary: &RunSummary, hint: bool) -> std::io::Result<()> {
             w.message.as_deref().unwrap_or("")
         )?;
         for d in &w.diagnostics {
-            writeln!(err, "  error[{}]: {}", d.code, rectify_loop::issue_line(d))?;
+            writeln!(
+                err,
+                "  error[{}]{}: {}",
+                d.code,
+                located(d),
+                rectify_loop::issue_line(d)
+            )?;
         }
         if !w.files.is_empty() {
             writeln!(err, "  files: {}", w.files.join(", "))?;
+        }
+        if let Some(best) = w.best.as_deref().filter(|_| detail) {
+            writeln!(err, "  best candidate:")?;
+            for line in best.lines().take(40) {
+                writeln!(err, "    | {line}")?;
+            }
+            if best.lines().count() > 40 {
+                writeln!(err, "    | ... ({} lines in all)", best.lines().count())?;
+            }
+        }
+        writeln!(err, "  to continue:")?;
+        for c in continue_commands(&summary.run_id, &w.step, &w.reason, workdir) {
+            writeln!(err, "    {c}")?;
         }
     }
     for note in &summary.notes {
         writeln!(err, "note: {note}")?;
     }
-    if hint && summary.waiting.is_some() {
-        let id = &summary.run_id;
-        writeln!(
-            err,
-            "\nthe run is paused: `rectify resume {id} --approve`, or `rectify resume {id} --reject --feedback TEXT`"
-        )?;
-    }
     Ok(())
+}
+
+/// ` (line L, column C)` when the diagnostic has a position.
+fn located(d: &Diagnostic) -> String {
+    d.location.span.map_or(String::new(), |s| {
+        format!(" (line {}, column {})", s.line, s.column)
+    })
+}
+
+/// The commands that continue a run waiting at `step` for `reason` (`human`, `exhausted`),
+/// with `--workdir` when it is not the current directory.
+pub fn continue_commands(run: &str, step: &str, reason: &str, workdir: &str) -> Vec<String> {
+    let mut tail = format!(" --step {step}");
+    if workdir != "." && !workdir.is_empty() {
+        let _ = write!(tail, " --workdir {workdir}");
+    }
+    let mut out = vec![
+        format!("rectify resume {run} --approve{tail}"),
+        format!("rectify resume {run} --reject --feedback \"what to change\"{tail}"),
+    ];
+    if reason == "exhausted" {
+        out.push(format!("rectify resume {run} --edit PATH=FILE{tail}"));
+    }
+    out
 }

@@ -6,6 +6,8 @@ mod ask;
 mod bad_input;
 mod check;
 mod repair;
+mod report;
 mod rules;
 mod support;
+mod torture;
 mod workflows;

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use rectify_core::{Diagnostic, Location};
-use rectify_provider::{ErrorKind, Provider, ProviderError, Request, Response};
+use rectify_provider::{ErrorKind, Provider, ProviderError, Request, Response, Usage};
 use sha2::{Digest, Sha256};
 
 use super::Runner;
-use crate::store::{CallRecord, StepRecord};
+use crate::store::{CallOutcome, CallRecord, StepRecord};
 
 /// How a call ended.
 pub(crate) enum Called {
@@ -19,6 +19,14 @@ pub(crate) enum Called {
     AgentFailed(Diagnostic),
     /// No answer could be had (transport retries spent, bad configuration).
     ProviderFailed(ProviderError),
+}
+
+/// What the engine saw right after a call: the declared files as the agent left them (`None`:
+/// absent) and findings (confinement). Recorded with the answer; restored on replay.
+#[derive(Debug, Default)]
+pub(crate) struct Observed {
+    pub files: Vec<(String, Option<Vec<u8>>)>,
+    pub problems: Vec<Diagnostic>,
 }
 
 impl Runner {
@@ -33,78 +41,200 @@ impl Runner {
         request: &Request,
         record: &mut StepRecord,
     ) -> Called {
-        let prompt_hash = {
-            let mut h = Sha256::new();
-            for m in &request.messages {
-                h.update(m.role.as_str().as_bytes());
-                h.update([0]);
-                h.update(m.content.as_bytes());
-                h.update([0]);
-            }
-            crate::load::hex(&h.finalize())[..16].to_owned()
+        self.call_observed(unit, role, seq, provider, request, record, None)
+            .await
+            .0
+    }
+
+    /// [`Runner::call`] for an agent that writes files: `observe` runs right after the agent
+    /// and before the answer is recorded; what it saw is recorded in the same transaction and,
+    /// when the call is replayed, restored (the files written back) instead of observed again.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn call_observed(
+        &self,
+        unit: &str,
+        role: &str,
+        seq: u32,
+        provider: &Arc<dyn Provider>,
+        request: &Request,
+        record: &mut StepRecord,
+        observe: Option<&(dyn Fn() -> Observed + Sync)>,
+    ) -> (Called, Vec<Diagnostic>) {
+        if let Some(call) = self.take_recorded(unit, role, seq) {
+            return self.replay(unit, role, seq, call, record);
+        }
+        let result = provider.complete(request).await;
+        let called = classify(result);
+        let observed = match (&called, observe) {
+            (Called::ProviderFailed(_), _) | (_, None) => Observed::default(),
+            (_, Some(observe)) => observe(),
         };
-        let replay = self
-            .recorded
+        let (raw, usage, failed) = match &called {
+            Called::Answer(r) => (r.text.clone(), r.usage, None),
+            Called::AgentFailed(d) => (String::new(), Usage::default(), Some(d.clone())),
+            Called::ProviderFailed(_) => return (called, Vec::new()),
+        };
+        let mut outcome = CallOutcome {
+            problems: observed.problems.clone(),
+            failed,
+            ..CallOutcome::default()
+        };
+        let mut files = Vec::new();
+        for (path, bytes) in observed.files {
+            let hash = bytes.as_ref().map(|b| crate::load::hex(&Sha256::digest(b)));
+            outcome.files.insert(path.clone(), hash);
+            if let Some(b) = bytes {
+                files.push((path, b));
+            }
+        }
+        let call = CallRecord {
+            step: unit.to_owned(),
+            role: role.to_owned(),
+            seq,
+            prompt_hash: prompt_hash(request),
+            raw,
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            outcome,
+            at_ms: 0,
+        };
+        if let Err(e) = self.store.record_call(&self.run_id, &call, &files) {
+            tracing::error!(step = unit, error = %e, "cannot record the answer");
+        }
+        record.input_tokens += usage.input_tokens;
+        record.output_tokens += usage.output_tokens;
+        (called, observed.problems)
+    }
+
+    /// A call recorded by an earlier process: its answer, its files written back, its findings.
+    fn replay(
+        &self,
+        unit: &str,
+        role: &str,
+        seq: u32,
+        call: CallRecord,
+        record: &mut StepRecord,
+    ) -> (Called, Vec<Diagnostic>) {
+        record.input_tokens += call.input_tokens;
+        record.output_tokens += call.output_tokens;
+        self.report(
+            unit,
+            "replayed",
+            format!("{role} answer {seq} from the store"),
+        );
+        for (path, hash) in &call.outcome.files {
+            if let Err(e) = self.restore_file(path, hash.as_deref()) {
+                tracing::error!(step = unit, path = %path, error = %e, "cannot restore a recorded file");
+            }
+        }
+        let problems = call.outcome.problems.clone();
+        let called = match call.outcome.failed.clone() {
+            Some(d) => Called::AgentFailed(d),
+            None => Called::Answer(replayed(call)),
+        };
+        (called, problems)
+    }
+
+    /// The recorded call (`unit`, `role`, `seq`), taken (each is replayed once).
+    pub(crate) fn take_recorded(&self, unit: &str, role: &str, seq: u32) -> Option<CallRecord> {
+        self.recorded
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&(unit.to_owned(), role.to_owned(), seq));
-        if let Some(call) = replay {
-            record.input_tokens += call.input_tokens;
-            record.output_tokens += call.output_tokens;
-            self.report(
-                unit,
-                "replayed",
-                format!("{role} answer {seq} from the store"),
-            );
-            return Called::Answer(replayed(call));
-        }
-        match provider.complete(request).await {
-            Ok(response) => {
-                let call = CallRecord {
-                    step: unit.to_owned(),
-                    role: role.to_owned(),
-                    seq,
-                    prompt_hash,
-                    raw: response.text.clone(),
-                    input_tokens: response.usage.input_tokens,
-                    output_tokens: response.usage.output_tokens,
-                };
-                if let Err(e) = self.store.record_call(&self.run_id, &call) {
-                    tracing::error!(step = unit, error = %e, "cannot record the answer");
+            .remove(&(unit.to_owned(), role.to_owned(), seq))
+    }
+
+    /// Whether (`unit`, `role`, `seq`) will be replayed from the store rather than asked.
+    pub(crate) fn is_recorded(&self, unit: &str, role: &str, seq: u32) -> bool {
+        self.recorded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains_key(&(unit.to_owned(), role.to_owned(), seq))
+    }
+
+    /// The declared files as they are now (`None`: absent); a file over the output limit or
+    /// unreadable is left out (not recorded, not restored).
+    pub(crate) fn capture(
+        &self,
+        declared: &[(String, std::path::PathBuf)],
+    ) -> Vec<(String, Option<Vec<u8>>)> {
+        let limit = self.wf.spec.defaults.max_output_bytes;
+        declared
+            .iter()
+            .filter_map(|(rel, abs)| {
+                super::paths::read_bounded(abs, limit)
+                    .ok()
+                    .map(|bytes| (rel.clone(), bytes))
+            })
+            .collect()
+    }
+
+    /// Puts `path` back as a recorded call left it: the artifact `hash`, or absent.
+    fn restore_file(&self, path: &str, hash: Option<&str>) -> Result<(), String> {
+        let abs = super::paths::inside(&self.workdir, path)?;
+        match hash {
+            Some(hash) => {
+                let bytes = self
+                    .store
+                    .artifact(hash)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| format!("the artifact {hash} is missing from the store"))?;
+                if std::fs::read(&abs).ok().as_deref() != Some(bytes.as_slice()) {
+                    super::paths::write_atomic(&abs, &bytes).map_err(|e| e.to_string())?;
                 }
-                record.input_tokens += response.usage.input_tokens;
-                record.output_tokens += response.usage.output_tokens;
-                Called::Answer(response)
+                Ok(())
             }
-            Err(error) => match &error.kind {
-                ErrorKind::Process {
-                    exit_code,
-                    signal,
-                    stderr_tail,
-                    ..
-                } => {
-                    let how = match (exit_code, signal) {
-                        (Some(code), _) => format!("exited with status {code}"),
-                        (None, Some(sig)) => format!("was killed by signal {sig}"),
-                        (None, None) => "failed".to_owned(),
-                    };
-                    Called::AgentFailed(agent_problem(
-                        "agent.exit",
-                        format!("the agent {how}"),
-                        stderr_tail,
-                    ))
-                }
-                ErrorKind::Timeout { after, stderr_tail } => Called::AgentFailed(agent_problem(
-                    "agent.timeout",
-                    format!(
-                        "the agent did not finish within {:.0} s and was stopped",
-                        after.as_secs_f64()
-                    ),
-                    stderr_tail.as_deref().unwrap_or_default(),
-                )),
-                _ => Called::ProviderFailed(error),
+            None => match std::fs::remove_file(&abs) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+                _ => Ok(()),
             },
         }
+    }
+}
+
+/// A short hash of the request's messages (which prompt an answer belongs to).
+fn prompt_hash(request: &Request) -> String {
+    let mut h = Sha256::new();
+    for m in &request.messages {
+        h.update(m.role.as_str().as_bytes());
+        h.update([0]);
+        h.update(m.content.as_bytes());
+        h.update([0]);
+    }
+    crate::load::hex(&h.finalize())[..16].to_owned()
+}
+
+/// An answer, an agent that ran and failed (a content problem), or no answer at all.
+fn classify(result: Result<Response, ProviderError>) -> Called {
+    match result {
+        Ok(response) => Called::Answer(response),
+        Err(error) => match &error.kind {
+            ErrorKind::Process {
+                exit_code,
+                signal,
+                stderr_tail,
+                ..
+            } => {
+                let how = match (exit_code, signal) {
+                    (Some(code), _) => format!("exited with status {code}"),
+                    (None, Some(sig)) => format!("was killed by signal {sig}"),
+                    (None, None) => "failed".to_owned(),
+                };
+                Called::AgentFailed(agent_problem(
+                    "agent.exit",
+                    format!("the agent {how}"),
+                    stderr_tail,
+                ))
+            }
+            ErrorKind::Timeout { after, stderr_tail } => Called::AgentFailed(agent_problem(
+                "agent.timeout",
+                format!(
+                    "the agent did not finish within {:.0} s and was stopped",
+                    after.as_secs_f64()
+                ),
+                stderr_tail.as_deref().unwrap_or_default(),
+            )),
+            _ => Called::ProviderFailed(error),
+        },
     }
 }
 

@@ -109,6 +109,35 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> 
     Ok(Some(bytes))
 }
 
+/// Removes the temporary files that a killed rectify process left under `workdir` (named
+/// `.rectify-tmp-PID-N`, where PID is no longer a live process); the files they were
+/// replacing are intact, since each is renamed into place only when complete. Returns how
+/// many were removed.
+pub fn remove_stale_temps(workdir: &Path) -> usize {
+    let walker = ignore::WalkBuilder::new(workdir)
+        .hidden(false)
+        .git_ignore(true)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != ".rectify")
+        .build();
+    let ours = std::process::id();
+    let mut removed = 0;
+    for entry in walker.flatten() {
+        let name = entry.file_name().to_string_lossy();
+        let Some(rest) = name.strip_prefix(".rectify-tmp-") else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let alive = pid == ours || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use rectify_provider::spec::{ProviderKind, ProviderSpec};
 use rectify_provider::{Provider, ProviderError, Request};
 use serde_json::Value;
 
-use super::call::Called;
+use super::call::{Called, Observed};
 use super::check::{CheckSpec, SchemaCache, schema_summary};
 use super::confine::{Allowed, Snapshot};
 use super::prompt::{OutputLine, ProducerPrompt};
@@ -255,29 +255,34 @@ impl Runner {
         record: &mut StepRecord,
     ) -> Produced {
         let confine = step.confine.unwrap_or(self.wf.spec.defaults.confine);
-        let watch = confine != Confine::Off && resolved.answer.is_none();
+        let watch = confine != Confine::Off
+            && resolved.answer.is_none()
+            && !self.is_recorded(&unit.key, "producer", record.attempts);
         let before = watch.then(|| Snapshot::take(&self.workdir, confine == Confine::Strict));
-        let called = self
-            .call(
+        let declared: Vec<(String, PathBuf)> = resolved
+            .outputs
+            .iter()
+            .map(|o| (o.rel.clone(), o.abs.clone()))
+            .collect();
+        let observe = || Observed {
+            files: self.capture(&declared),
+            problems: before.as_ref().map_or_else(Vec::new, |before| {
+                let after = Snapshot::take(&self.workdir, false);
+                let allowed = self.allowed(resolved, &step.may_write);
+                before.confine(&after, &self.workdir, &allowed, confine == Confine::Strict)
+            }),
+        };
+        let (called, mut problems) = self
+            .call_observed(
                 &unit.key,
                 "producer",
                 record.attempts,
                 provider,
                 request,
                 record,
+                Some(&observe),
             )
             .await;
-        let mut problems = Vec::new();
-        if let Some(before) = before {
-            let after = Snapshot::take(&self.workdir, false);
-            let allowed = self.allowed(resolved, &step.may_write);
-            problems.extend(before.confine(
-                &after,
-                &self.workdir,
-                &allowed,
-                confine == Confine::Strict,
-            ));
-        }
         match called {
             Called::Answer(r) => Produced::Ran {
                 answer: Some(r.text),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use rectify_core::Diagnostic;
 use rectify_provider::spec::ProviderKind;
 
-use super::call::Called;
+use super::call::{Called, Observed};
 use super::confine::{Allowed, Snapshot};
 use super::produce::{Resolved, Unit, strip_fence};
 use super::prompt::repair_prompt;
@@ -42,20 +42,32 @@ impl Runner {
         request.max_turns = Some(max_turns);
         let mut problems = Vec::new();
         if spec.kind == ProviderKind::Command {
-            let before = Snapshot::take(&self.workdir, true);
-            let called = self
-                .call(
+            let replayed = self.is_recorded(&unit.key, "repair", record.repair_runs);
+            let before = (!replayed).then(|| Snapshot::take(&self.workdir, true));
+            let allowed = Allowed::new(names.iter().map(PathBuf::from).collect(), &[]);
+            let declared: Vec<(String, PathBuf)> = files
+                .iter()
+                .filter_map(|(p, _, _)| Some((p.clone(), paths::inside(&self.workdir, p).ok()?)))
+                .collect();
+            let observe = || Observed {
+                files: self.capture(&declared),
+                problems: before.as_ref().map_or_else(Vec::new, |before| {
+                    let after = Snapshot::take(&self.workdir, false);
+                    before.confine(&after, &self.workdir, &allowed, true)
+                }),
+            };
+            let (called, seen) = self
+                .call_observed(
                     &unit.key,
                     "repair",
                     record.repair_runs,
                     &provider,
                     &request,
                     record,
+                    Some(&observe),
                 )
                 .await;
-            let after = Snapshot::take(&self.workdir, false);
-            let allowed = Allowed::new(names.iter().map(PathBuf::from).collect(), &[]);
-            problems.extend(before.confine(&after, &self.workdir, &allowed, true));
+            problems.extend(seen);
             match called {
                 Called::Answer(_) => {}
                 Called::AgentFailed(d) => problems.push(d),

@@ -64,10 +64,17 @@ pub async fn resume(
         return Err(config(format!("no run `{run_id}` in this store")));
     };
     match run.status {
-        RunStatus::Completed => {
+        RunStatus::Completed if decision != Decision::Continue => {
             return Err(config(format!(
-                "the run `{run_id}` is completed; there is nothing to resume"
+                "the run `{run_id}` is completed and waits for no decision"
             )));
+        }
+        RunStatus::Completed => {
+            let mut summary = RunSummary::load(&store, run_id)?;
+            summary
+                .notes
+                .push(format!("the run `{run_id}` is completed; nothing was run"));
+            return Ok(summary);
         }
         RunStatus::Failed => {
             return Err(config(format!(
@@ -109,6 +116,10 @@ pub async fn resume(
         apply(&mut runner, &steps, &waits, decision)?;
     }
     store.take_lease(run_id)?;
+    let stale = super::paths::remove_stale_temps(Path::new(&run.workdir));
+    if stale > 0 {
+        tracing::info!(stale, "removed temporary files left by a killed process");
+    }
     let finished: Vec<bool> = runner
         .wf
         .spec

@@ -212,7 +212,9 @@ impl Runner {
             let mut checked =
                 self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
             while checked.errors() > 0 {
-                self.remember(&step.id, &checked.all_diagnostics());
+                // Stored with the next event: what this attempt is sent back for.
+                record.diagnostics = checked.all_diagnostics();
+                self.remember(&step.id, &record.diagnostics);
                 // A repair agent fixes files; an answer is revised by its producer instead.
                 if let Some(repairer) = &on_invalid.repair
                     && resolved.answer.is_none()

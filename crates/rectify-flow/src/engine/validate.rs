@@ -61,7 +61,10 @@ impl Runner {
                     self.agent_verdict(unit, resolved, record, name, &work)
                         .await?
                 }
-                ValidatorSpec::Command { command } => self.command_verdict(unit, command).await,
+                ValidatorSpec::Command { command } => {
+                    self.recorded_command_verdict(unit, record, &validator.name(), command)
+                        .await
+                }
             };
             match verdict {
                 Verdict::Pass => record.verdict = Some("PASS".to_owned()),
@@ -76,6 +79,7 @@ impl Runner {
                 }
                 Verdict::Fail { findings } => {
                     record.verdict = Some("FAIL".to_owned());
+                    record.diagnostics = findings_as_diagnostics(&validator.name(), &findings);
                     if record.validations < spec.max_validation_attempts {
                         record.validations += 1;
                         self.persist(record, "validation_failed");
@@ -133,6 +137,45 @@ impl Runner {
                 }
             },
         )
+    }
+
+    /// A command validator's verdict, recorded like an answer (role `validator:NAME`, the
+    /// verdict as JSON) so a resumed run does not run the command again.
+    async fn recorded_command_verdict(
+        &self,
+        unit: &Unit,
+        record: &mut StepRecord,
+        name: &str,
+        command: &[String],
+    ) -> Verdict {
+        let role = format!("validator:{name}");
+        let seq = record.validations + 1;
+        if let Some(call) = self.take_recorded(&unit.key, &role, seq)
+            && let Ok(verdict) = serde_json::from_str::<Verdict>(&call.raw)
+        {
+            self.report(
+                &unit.key,
+                "replayed",
+                format!("{role} verdict {seq} from the store"),
+            );
+            return verdict;
+        }
+        let verdict = self.command_verdict(unit, command).await;
+        let call = crate::store::CallRecord {
+            step: unit.key.clone(),
+            role,
+            seq,
+            prompt_hash: String::new(),
+            raw: serde_json::to_string(&verdict).unwrap_or_default(),
+            input_tokens: 0,
+            output_tokens: 0,
+            outcome: crate::store::CallOutcome::default(),
+            at_ms: 0,
+        };
+        if let Err(e) = self.store.record_call(&self.run_id, &call, &[]) {
+            tracing::error!(step = %unit.key, error = %e, "cannot record the verdict");
+        }
+        verdict
     }
 
     /// A command validator: no shell, in the working directory, in its own process group

@@ -18,7 +18,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 pub use records::{
-    CallRecord, RunRecord, RunStatus, StepRecord, StepStatus, StepStatusField, WaitRecord,
+    CallOutcome, CallRecord, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StepStatus,
+    StepStatusField, WaitRecord,
 };
 
 /// A store failure (the database cannot be opened or written).
@@ -195,10 +196,21 @@ impl Store {
                 step.started_ms,
                 step.ended_ms,
             ])?;
+        // The diagnostics of the moment go with the events that act on them (what an attempt
+        // was sent back for, why a step stopped), not with every event.
+        let detail = match event {
+            "repair"
+            | "revise"
+            | "exhausted"
+            | "failed"
+            | "validation_failed"
+            | "validation_exhausted" => json_or_null(&step.diagnostics)?,
+            _ => None,
+        };
         tx.prepare_cached(
-            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO events (run_id, step, kind, at_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
-        .execute(params![run, step.id, event, now_ms()])?;
+        .execute(params![run, step.id, event, now_ms(), detail])?;
         tx.commit()?;
         Ok(())
     }
@@ -220,42 +232,124 @@ impl Store {
         Ok(())
     }
 
-    /// Records a model or agent answer as it arrives (before it is checked); returns its id.
-    pub fn record_call(&self, run: &str, call: &CallRecord) -> Result<i64, StoreError> {
-        let conn = self.conn();
-        conn.prepare_cached(
-            "INSERT INTO calls (run_id, step, role, seq, prompt_hash, raw, input_tokens, output_tokens, at_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    /// Records a model or agent answer as it arrives (before it is checked), with the files
+    /// the call left (stored by content hash, in the same transaction); returns its id.
+    pub fn record_call(
+        &self,
+        run: &str,
+        call: &CallRecord,
+        files: &[(String, Vec<u8>)],
+    ) -> Result<i64, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for (path, bytes) in files {
+            let hash = super::load::hex(&Sha256::digest(bytes));
+            tx.prepare_cached("INSERT OR IGNORE INTO artifacts (hash, bytes) VALUES (?1, ?2)")?
+                .execute(params![hash, bytes])?;
+            tx.prepare_cached(
+                "INSERT INTO artifact_links (run_id, step, path, kind, hash, at_ms) VALUES (?1, ?2, ?3, 'written', ?4, ?5)",
+            )?
+            .execute(params![run, call.step, path, hash, now_ms()])?;
+        }
+        let outcome = if call.outcome.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&call.outcome)?)
+        };
+        tx.prepare_cached(
+            "INSERT INTO calls (run_id, step, role, seq, prompt_hash, raw, input_tokens, output_tokens, at_ms, outcome)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
         .execute(params![
-                run,
-                call.step,
-                call.role,
-                call.seq,
-                call.prompt_hash,
-                call.raw,
-                call.input_tokens,
-                call.output_tokens,
-                now_ms()
-            ])?;
-        Ok(conn.last_insert_rowid())
+            run,
+            call.step,
+            call.role,
+            call.seq,
+            call.prompt_hash,
+            call.raw,
+            call.input_tokens,
+            call.output_tokens,
+            now_ms(),
+            outcome
+        ])?;
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
     }
 
     /// The calls of a run, in order.
     pub fn calls(&self, run: &str) -> Result<Vec<CallRecord>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT step, role, seq, prompt_hash, raw, input_tokens, output_tokens FROM calls WHERE run_id = ?1 ORDER BY rowid",
+            "SELECT step, role, seq, prompt_hash, raw, input_tokens, output_tokens, outcome, at_ms FROM calls WHERE run_id = ?1 ORDER BY rowid",
         )?;
         let rows = stmt.query_map(params![run], |r| {
-            Ok(CallRecord {
+            Ok((
+                CallRecord {
+                    step: r.get(0)?,
+                    role: r.get(1)?,
+                    seq: r.get(2)?,
+                    prompt_hash: r.get(3)?,
+                    raw: r.get(4)?,
+                    input_tokens: r.get(5)?,
+                    output_tokens: r.get(6)?,
+                    outcome: CallOutcome::default(),
+                    at_ms: r.get(8)?,
+                },
+                r.get::<_, Option<String>>(7)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (mut call, outcome) = row?;
+            call.outcome = parse_or_default(outcome.as_deref())?;
+            out.push(call);
+        }
+        Ok(out)
+    }
+
+    /// The events of a run, in order.
+    pub fn events(&self, run: &str) -> Result<Vec<EventRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT step, kind, at_ms, detail FROM events WHERE run_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map(params![run], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (step, kind, at_ms, detail) = row?;
+            out.push(EventRecord {
+                step,
+                kind,
+                at_ms,
+                diagnostics: parse_or_default(detail.as_deref())?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The stored files of a run, in order.
+    pub fn links(&self, run: &str) -> Result<Vec<LinkRecord>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT l.step, l.path, l.kind, l.hash, LENGTH(a.bytes), l.at_ms FROM artifact_links l
+             JOIN artifacts a ON a.hash = l.hash WHERE l.run_id = ?1 ORDER BY l.rowid",
+        )?;
+        let rows = stmt.query_map(params![run], |r| {
+            Ok(LinkRecord {
                 step: r.get(0)?,
-                role: r.get(1)?,
-                seq: r.get(2)?,
-                prompt_hash: r.get(3)?,
-                raw: r.get(4)?,
-                input_tokens: r.get(5)?,
-                output_tokens: r.get(6)?,
+                path: r.get(1)?,
+                kind: r.get(2)?,
+                hash: r.get(3)?,
+                bytes: r.get(4)?,
+                at_ms: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -445,6 +539,33 @@ impl Store {
         ))?;
         let rows = stmt.query_map(params![run], records::step_row)?;
         rows.map(|r| records::finish_step(r?)).collect()
+    }
+
+    /// Deletes the runs last updated before `before_ms` that are not running (completed,
+    /// failed, or waiting for a person), with everything they stored, then the files no run
+    /// refers to any more, and compacts the database. Returns the ids deleted.
+    pub fn prune(&self, before_ms: i64) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let ids: Vec<String> = {
+            let mut stmt = tx.prepare(
+                "SELECT id FROM runs WHERE updated_ms < ?1 AND status <> 'running' ORDER BY created_ms",
+            )?;
+            stmt.query_map(params![before_ms], |r| r.get(0))?
+                .collect::<Result<_, _>>()?
+        };
+        for id in &ids {
+            tx.execute("DELETE FROM runs WHERE id = ?1", params![id])?;
+        }
+        tx.execute(
+            "DELETE FROM artifacts WHERE hash NOT IN (SELECT hash FROM artifact_links)",
+            [],
+        )?;
+        tx.commit()?;
+        if !ids.is_empty() {
+            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;")?;
+        }
+        Ok(ids)
     }
 
     /// Bytes stored for a run, raw answers and artifacts excluded (the size of its rows).

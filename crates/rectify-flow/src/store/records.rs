@@ -194,6 +194,67 @@ pub struct CallRecord {
     pub input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
+    /// What the engine saw right after the call (absent in stores written before version 2).
+    pub outcome: CallOutcome,
+    /// When it was recorded (ms since the epoch; set by the store).
+    #[serde(default)]
+    pub at_ms: i64,
+}
+
+/// One event of a run: a step's state change.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// The step (or item).
+    pub step: String,
+    /// What happened: `started`, `attempt`, `repair`, `revise`, `validated`, `done`, `waiting`,
+    /// a person's decision, ...
+    pub kind: String,
+    /// When (ms since the epoch).
+    pub at_ms: i64,
+    /// The diagnostics of the moment (what an attempt was sent back for, why a step stopped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A stored file linked to a run's step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkRecord {
+    /// The step (or item).
+    pub step: String,
+    /// The file, relative to the working directory.
+    pub path: String,
+    /// `written` (as an agent left it), `original` (before repair), `repaired`, `edit`.
+    pub kind: String,
+    /// SHA-256 of the content (the artifacts table's key).
+    pub hash: String,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// When (ms since the epoch).
+    pub at_ms: i64,
+}
+
+/// What the engine saw right after a call, recorded with its answer so that a replay restores
+/// it exactly: the declared files as the agent left them, confinement findings, and whether
+/// the agent failed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallOutcome {
+    /// Declared output path (relative to the working directory) → SHA-256 of its content in
+    /// the artifacts table, or `None` when the agent left it absent.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, Option<String>>,
+    /// Findings about the call (confinement).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<Diagnostic>,
+    /// The agent ran and failed (non-zero exit, time limit): why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<Diagnostic>,
+}
+
+impl CallOutcome {
+    /// Nothing to record beyond the answer.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.problems.is_empty() && self.failed.is_none()
+    }
 }
 
 /// What a paused run waits for.

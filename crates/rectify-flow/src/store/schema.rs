@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The newest schema version.
-pub(super) const VERSION: i64 = 1;
+pub(super) const VERSION: i64 = 2;
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -90,6 +90,12 @@ CREATE TABLE events (
 CREATE INDEX events_by_run ON events (run_id);
 ";
 
+/// Version 2: what the engine saw right after each call (the files the agent wrote, by
+/// content hash, confinement findings, an agent failure), so a replayed call restores them;
+/// and the diagnostics of the moment on each event (what each attempt was sent back for).
+const V2: &str =
+    "ALTER TABLE calls ADD COLUMN outcome TEXT; ALTER TABLE events ADD COLUMN detail TEXT;";
+
 /// Brings the database to [`VERSION`], one transaction per version step.
 pub(super) fn migrate(conn: &Connection) -> Result<(), StoreError> {
     let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
@@ -101,6 +107,9 @@ pub(super) fn migrate(conn: &Connection) -> Result<(), StoreError> {
     }
     if found < 1 {
         conn.execute_batch(&format!("BEGIN; {V1} PRAGMA user_version = 1; COMMIT;"))?;
+    }
+    if found < 2 {
+        conn.execute_batch(&format!("BEGIN; {V2} PRAGMA user_version = 2; COMMIT;"))?;
     }
     Ok(())
 }

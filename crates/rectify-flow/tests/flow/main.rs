@@ -15,5 +15,6 @@ mod bad_input;
 mod config;
 mod resume;
 mod routes;
+mod store;
 mod support;
 mod validators;

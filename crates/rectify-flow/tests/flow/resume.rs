@@ -51,9 +51,17 @@ fn approving_a_human_step_continues_without_running_finished_steps_again() {
     assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
     assert_eq!((f.calls("writer"), f.calls("coder")), (1, 1));
     assert_eq!(step(&done, "approve").verdict.as_deref(), Some("APPROVED"));
+    let again = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
+    assert_eq!(again.status, RunStatus::Completed);
+    assert!(again.notes[0].contains("completed"), "{again:#?}");
+    assert_eq!(
+        (f.calls("writer"), f.calls("coder")),
+        (1, 1),
+        "a completed run is not run again"
+    );
     assert!(
-        resume_with(&f, &store, &s.run_id, Decision::Continue).is_err(),
-        "a completed run is not resumed"
+        resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).is_err(),
+        "nothing waits for a decision"
     );
 }
 

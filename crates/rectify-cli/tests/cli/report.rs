@@ -1,0 +1,276 @@
+//! `rectify report`, `rectify status` on a waiting run, `rectify runs prune`, and the decision
+//! paths that must refuse (issue 14), on a small workflow that escalates to a person.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{Run, json, rectify};
+
+/// A working directory with a workflow whose writer never gets the schema right: the step
+/// is revised once, then waits for a person. Prints `<b>` in its answer (the page must
+/// escape it).
+fn escalating() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("workflow.yaml"),
+        "name: esc\nproviders:\n  sh: {kind: command, command: [sh, writer.sh]}\nagents:\n  writer: writer.md\ndefaults: {provider: sh}\nsteps:\n  - id: count\n    agent: writer\n    prompt: count things\n    outputs:\n      - {path: out/count.json, schema: n.schema.json}\n    on_invalid: {revise: 1}\n  - id: after\n    needs: [count]\n    human: \"Is the count right?\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("writer.sh"),
+        "cat > /dev/null\nmkdir -p out\necho '{\"n\": \"<b>many</b>\"}' > out/count.json\necho wrote\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("writer.md"),
+        "---\nname: writer\n---\nYou are the writer.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("n.schema.json"),
+        r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    dir
+}
+
+fn in_dir(dir: &Path, args: &[&str]) -> Run {
+    let out = rectify()
+        .args(args)
+        .arg("--workdir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn start(dir: &Path) {
+    let run = rectify()
+        .args(["run"])
+        .arg(dir.join("workflow.yaml"))
+        .args(["--run-id", "r1", "--workdir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+#[test]
+fn status_of_a_waiting_run_shows_the_problems_with_locations_and_the_commands_to_continue() {
+    let dir = escalating();
+    start(dir.path());
+    let status = in_dir(dir.path(), &["status", "r1"]);
+    assert_eq!(status.code, 0);
+    let text = &status.stderr;
+    assert!(text.contains("waiting at `count` (exhausted)"), "{text}");
+    assert!(text.contains("schema.type"), "{text}");
+    assert!(text.contains("(line 1, column"), "located: {text}");
+    assert!(text.contains("files: out/count.json"), "{text}");
+    assert!(
+        text.contains("rectify resume r1 --approve --step count"),
+        "{text}"
+    );
+    assert!(text.contains("--edit PATH=FILE"), "{text}");
+    let json = json(&in_dir(dir.path(), &["status", "r1", "--output", "json"]));
+    let commands = json["waiting"]["continue"].as_array().unwrap();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("--reject"))
+    );
+}
+
+#[test]
+fn a_json_report_has_every_attempt_raw_answer_and_diagnostics_in_the_check_shape() {
+    let dir = escalating();
+    start(dir.path());
+    let run = in_dir(dir.path(), &["report", "r1", "--output", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(report["run"]["id"], "r1");
+    assert_eq!(report["run"]["status"], "waiting");
+    assert_eq!(report["totals"]["calls"], 2);
+    let count = &report["steps"][0];
+    assert_eq!(count["id"], "count");
+    assert_eq!(count["attempts"], 2);
+    assert_eq!(count["calls"].as_array().unwrap().len(), 2);
+    assert_eq!(count["calls"][0]["raw"], "wrote\n");
+    let revise = count["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "revise")
+        .unwrap();
+    let d = &revise["diagnostics"][0];
+    assert_eq!(d["code"], "schema.type");
+    assert_eq!(
+        d["path"], "n",
+        "flattened like `rectify check --output json`: {d}"
+    );
+    assert!(d["line"].is_number(), "{d}");
+    let kinds: Vec<&str> = count["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"written"), "{kinds:?}");
+    assert_eq!(report["waits"][0]["step"], "count");
+    let missing = in_dir(dir.path(), &["report", "nope"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("no run `nope`"),
+        "{}",
+        missing.stderr
+    );
+}
+
+/// The page, rendered by headless Chromium (installed by `scripts/setup.sh`): it loads with
+/// no console errors, its script ran, and it shows the run's steps and what waits.
+#[test]
+fn the_html_report_renders_in_a_browser_without_errors_and_shows_the_steps() {
+    let dir = escalating();
+    start(dir.path());
+    let run = in_dir(dir.path(), &["report", "r1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("<!doctype html>"));
+    assert!(
+        !run.stdout.contains("<b>many</b>"),
+        "model text is escaped, not markup"
+    );
+    let page = dir.path().join("report.html");
+    std::fs::write(&page, &run.stdout).unwrap();
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok())
+        .expect("chromium is installed (scripts/setup.sh installs it)");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        !log.lines()
+            .any(|l| l.contains("CONSOLE") || l.contains("Uncaught")),
+        "console messages: {log}"
+    );
+    assert!(
+        dom.contains("data-steps=\"2\""),
+        "the page's script ran: {dom}"
+    );
+    assert!(dom.contains("id=\"step-count\""), "{dom}");
+    assert!(dom.contains("id=\"step-after\""), "{dom}");
+    assert!(dom.contains("Waiting for a person"), "{dom}");
+    assert!(dom.contains("schema.type"), "{dom}");
+    assert!(dom.contains("&lt;b&gt;many&lt;/b&gt;"), "{dom}");
+}
+
+#[test]
+fn decisions_that_cannot_apply_are_refused_and_a_completed_run_is_not_run_again() {
+    let dir = escalating();
+    start(dir.path());
+    let edit = dir.path().join("fixed.json");
+    std::fs::write(&edit, "{\"n\": oops").unwrap();
+    let bad = in_dir(
+        dir.path(),
+        &[
+            "resume",
+            "r1",
+            "--edit",
+            &format!("out/count.json={}", edit.display()),
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(
+        bad.code, 3,
+        "an edit that does not parse keeps the run waiting: {}",
+        bad.stderr
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("out/count.json"))
+            .unwrap()
+            .contains("many"),
+        "the rejected edit was put back"
+    );
+    std::fs::write(&edit, "{\"n\": 7}\n").unwrap();
+    let good = in_dir(
+        dir.path(),
+        &[
+            "resume",
+            "r1",
+            "--edit",
+            &format!("out/count.json={}", edit.display()),
+        ],
+    );
+    assert_eq!(
+        good.code, 3,
+        "now waiting at the human step: {}",
+        good.stderr
+    );
+    let approved = in_dir(
+        dir.path(),
+        &["resume", "r1", "--approve", "--output", "json"],
+    );
+    assert_eq!(approved.code, 0, "{}", approved.stderr);
+    let summary: Value = json(&approved);
+    assert_eq!(summary["status"], "completed");
+    let again = in_dir(dir.path(), &["resume", "r1", "--output", "json"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        json(&again)["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("completed")
+    );
+    let approve_again = in_dir(dir.path(), &["resume", "r1", "--approve"]);
+    assert_eq!(approve_again.code, 2);
+    assert!(
+        approve_again.stderr.contains("waits for no decision"),
+        "{}",
+        approve_again.stderr
+    );
+    let unknown = in_dir(dir.path(), &["resume", "nope"]);
+    assert_eq!(unknown.code, 2);
+}
+
+#[test]
+fn prune_deletes_old_finished_runs_only() {
+    let dir = escalating();
+    start(dir.path());
+    let none = in_dir(dir.path(), &["runs", "prune", "--older-than", "1d"]);
+    assert_eq!(none.code, 0, "{}", none.stderr);
+    assert!(none.stdout.contains("pruned 0 runs"), "{}", none.stdout);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let pruned = in_dir(dir.path(), &["runs", "prune", "--older-than", "1s"]);
+    assert!(
+        pruned.stdout.contains("pruned 1 run\n"),
+        "{}",
+        pruned.stdout
+    );
+    assert_eq!(in_dir(dir.path(), &["status", "r1"]).code, 2);
+    let bad = in_dir(dir.path(), &["runs", "prune", "--older-than", "soon"]);
+    assert_eq!(bad.code, 2);
+}

@@ -1,0 +1,154 @@
+//! The store: reports read back the whole run, old stores open, pruning, and damaged files.
+
+use rectify_flow::{Report, RunStatus, Store};
+
+use crate::support::Fixture;
+
+/// A step whose first answer misses a field (revised once) and a second that passes.
+fn revised(f: &Fixture) {
+    f.file(
+        "n.schema.json",
+        r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
+    );
+    f.script(
+        "writer",
+        r#"if [ "$n" = 1 ]; then echo '{"m": 1}'; else echo '{"n": 2}'; fi"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: count\n    agent: writer\n    prompt: count\n    answer: {{format: json, schema: n.schema.json}}\n    on_invalid: {{revise: 2}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+}
+
+#[test]
+fn a_report_holds_every_attempt_with_its_raw_answer_and_what_it_was_sent_back_for() {
+    let f = Fixture::new();
+    revised(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let report = Report::load(&store, &s.run_id).unwrap().unwrap();
+    assert_eq!(report.totals.steps, 1);
+    assert_eq!(report.totals.calls, 2);
+    let step = &report.steps[0];
+    let raws: Vec<&str> = step.calls.iter().map(|c| c.raw.trim()).collect();
+    assert_eq!(raws, [r#"{"m": 1}"#, r#"{"n": 2}"#]);
+    let revise = step
+        .events
+        .iter()
+        .find(|e| e.kind == "revise")
+        .expect("a revise event");
+    assert!(
+        revise
+            .diagnostics
+            .iter()
+            .any(|d| d.code.starts_with("schema.")),
+        "the revise event says why: {revise:?}"
+    );
+    assert!(step.events.iter().any(|e| e.kind == "done"));
+    assert!(Report::load(&store, "no-such-run").unwrap().is_none());
+}
+
+#[test]
+fn a_store_written_by_version_1_opens_and_its_calls_read_back() {
+    let f = Fixture::new();
+    revised(&f);
+    let (s, store) = f.run(&[]);
+    drop(store);
+    // Turn the file back into a version-1 store (no `outcome`, no `detail` columns).
+    let db = f.work.join(".rectify/rectify.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE calls DROP COLUMN outcome; ALTER TABLE events DROP COLUMN detail; PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&f.work).unwrap();
+    let calls = store.calls(&s.run_id).unwrap();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|c| c.outcome.is_empty()));
+    let version: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2, "migrated in place");
+}
+
+#[test]
+fn a_store_from_a_newer_rectify_is_refused_not_changed() {
+    let f = Fixture::new();
+    drop(Store::open(&f.work).unwrap());
+    let db = f.work.join(".rectify/rectify.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let err = Store::open(&f.work).unwrap_err().to_string();
+    assert!(err.contains("99"), "{err}");
+}
+
+#[test]
+fn damaged_store_files_are_clear_errors() {
+    let f = Fixture::new();
+    let dir = f.work.join(".rectify");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("rectify.db"), b"this is not a database, just text").unwrap();
+    let err = Store::open(&f.work).unwrap_err().to_string();
+    assert!(err.contains("run store"), "{err}");
+    // A real store cut in half.
+    let g = Fixture::new();
+    revised(&g);
+    let (_, store) = g.run(&[]);
+    drop(store);
+    let db = g.work.join(".rectify/rectify.db");
+    let _ = rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+    let bytes = std::fs::read(&db).unwrap();
+    std::fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    let opened = Store::open(&g.work).and_then(|s| s.runs());
+    assert!(
+        opened.is_err(),
+        "a truncated store is an error, not an empty list"
+    );
+}
+
+#[test]
+fn pruning_deletes_old_finished_runs_and_the_files_only_they_kept() {
+    let f = Fixture::new();
+    revised(&f);
+    let (first, store) = f.run(&[]);
+    drop(store);
+    let (second, store) = f.run(&[]);
+    // Age the first run.
+    store
+        .set_run_status(&first.run_id, RunStatus::Completed)
+        .unwrap();
+    let db = f.work.join(".rectify/rectify.db");
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET updated_ms = 1000 WHERE id = ?1",
+            [&first.run_id],
+        )
+        .unwrap();
+    let cutoff = rectify_flow::store::now_ms() - 60_000;
+    assert_eq!(store.prune(cutoff).unwrap(), vec![first.run_id.clone()]);
+    assert!(store.run(&first.run_id).unwrap().is_none());
+    assert!(store.calls(&first.run_id).unwrap().is_empty());
+    assert!(
+        !store.calls(&second.run_id).unwrap().is_empty(),
+        "the other run is kept"
+    );
+    assert!(store.prune(cutoff).unwrap().is_empty());
+    // A running run is never pruned, however old.
+    store
+        .set_run_status(&second.run_id, RunStatus::Running)
+        .unwrap();
+    assert!(
+        store
+            .prune(rectify_flow::store::now_ms() + 60_000)
+            .unwrap()
+            .is_empty()
+    );
+}
