@@ -16,9 +16,11 @@ if command -v dpkg >/dev/null; then
 else
   ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
 fi
+# Headless Chromium renders `rectify report --output html` in the test suite.
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
 if [ "${#missing[@]}" -gt 0 ]; then
   if ! command -v apt-get >/dev/null; then
-    echo "error: please install ${missing[*]} (needed to build llama.cpp for rectify-local)" >&2
+    echo "error: please install ${missing[*]} (needed to build llama.cpp for rectify-local, and chromium for the report tests)" >&2
     exit 1
   fi
   sudo=""
