@@ -113,11 +113,14 @@ impl RunSummary {
         let Some(record) = store.run(run)? else {
             return Ok(None);
         };
-        let waits: Vec<Waiting> = if record.status == RunStatus::Waiting {
-            store.waits(run)?.into_iter().map(Waiting::from).collect()
-        } else {
-            Vec::new()
-        };
+        // A running run may wait too: a branch paused while others go on, or the process
+        // was killed after the pause was committed.
+        let waits: Vec<Waiting> =
+            if matches!(record.status, RunStatus::Waiting | RunStatus::Running) {
+                store.waits(run)?.into_iter().map(Waiting::from).collect()
+            } else {
+                Vec::new()
+            };
         let steps = store
             .steps(run)?
             .into_iter()

@@ -274,3 +274,152 @@ fn prune_deletes_old_finished_runs_only() {
     let bad = in_dir(dir.path(), &["runs", "prune", "--older-than", "soon"]);
     assert_eq!(bad.code, 2);
 }
+
+/// A working directory whose `slow` step's agent sleeps (`SLOW` seconds), beside a human
+/// gate; `after` needs the gate. The agent counts its calls in `calls.txt`.
+fn gated_slow(seconds: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("workflow.yaml"),
+        "name: gated\nproviders:\n  sh: {kind: command, command: [sh, agent.sh]}\nagents:\n  worker: worker.md\ndefaults: {provider: sh}\nsteps:\n  - id: slow\n    agent: worker\n    prompt: slow\n    outputs: [{path: slow.txt}]\n  - id: gate\n    human: \"Go on?\"\n  - id: after\n    needs: [gate, slow]\n    agent: worker\n    prompt: after\n    outputs: [{path: after.txt}]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("agent.sh"),
+        format!(
+            "p=$(cat)\n[ -n \"$p\" ] || exit 3\necho \"$RECTIFY_STEP\" >> calls.txt\n[ \"$RECTIFY_STEP\" = slow ] && sleep {seconds}\necho done > \"$RECTIFY_OUTPUTS\"\necho ok\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(p.join("worker.md"), "---\nname: worker\n---\nYou work.\n").unwrap();
+    dir
+}
+
+fn spawn(dir: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(args)
+        .arg("--workdir")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            start.elapsed().as_secs() < 30,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn calls(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("calls.txt"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_human_pause_survives_a_kill_before_the_decision() {
+    let dir = gated_slow("1");
+    let p = dir.path();
+    let mut run = spawn(
+        p,
+        &[
+            "run",
+            &p.join("workflow.yaml").to_string_lossy(),
+            "--run-id",
+            "g",
+        ],
+    );
+    // The wait is committed (status shows it) while `slow` is still running: kill -9 now.
+    wait_until("the gate's wait", || {
+        let s = in_dir(p, &["status", "g", "--output", "json"]);
+        s.code == 0
+            && json(&s)["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["id"] == "gate" && x["status"] == "waiting")
+    });
+    run.kill().unwrap();
+    run.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let status = json(&in_dir(p, &["status", "g", "--output", "json"]));
+    assert_eq!(status["waiting"]["step"], "gate", "{status:#}");
+    let done = in_dir(
+        p,
+        &[
+            "resume",
+            "g",
+            "--approve",
+            "--step",
+            "gate",
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(done.code, 0, "{}", done.stderr);
+    let summary = json(&done);
+    assert_eq!(summary["status"], "completed");
+    let gate = summary["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "gate")
+        .unwrap();
+    assert_eq!(gate["verdict"], "APPROVED");
+    let made = calls(p);
+    assert_eq!(made.iter().filter(|c| *c == "after").count(), 1, "{made:?}");
+    assert!(
+        made.iter().filter(|c| *c == "slow").count() <= 2,
+        "the call in flight at the kill is made once more at most: {made:?}"
+    );
+}
+
+#[test]
+fn two_resumes_at_once_one_is_refused_with_who_holds_the_run() {
+    let dir = gated_slow("2");
+    let p = dir.path();
+    let mut run = spawn(
+        p,
+        &[
+            "run",
+            &p.join("workflow.yaml").to_string_lossy(),
+            "--run-id",
+            "g",
+        ],
+    );
+    wait_until("the slow agent", || calls(p).iter().any(|c| c == "slow"));
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let first = spawn(p, &["resume", "g"]);
+    wait_until("the resumed agent", || {
+        calls(p).iter().filter(|c| *c == "slow").count() == 2
+    });
+    let second = in_dir(p, &["resume", "g", "--approve"]);
+    assert_eq!(second.code, 2, "{}", second.stderr);
+    assert!(
+        second
+            .stderr
+            .contains(&format!("is being run by process {}", first.id())),
+        "{}",
+        second.stderr
+    );
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = in_dir(p, &["resume", "g", "--approve"]);
+    assert_eq!(after.code, 0, "{}", after.stderr);
+}

@@ -98,9 +98,7 @@ impl Runner {
             outcome,
             at_ms: 0,
         };
-        if let Err(e) = self.store.record_call(&self.run_id, &call, &files) {
-            tracing::error!(step = unit, error = %e, "cannot record the answer");
-        }
+        self.stored(unit, self.store.record_call(&self.run_id, &call, &files));
         record.input_tokens += usage.input_tokens;
         record.output_tokens += usage.output_tokens;
         (called, observed.problems)

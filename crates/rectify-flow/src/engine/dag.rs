@@ -21,13 +21,15 @@ pub enum End {
     Skipped,
     /// Not run: a node it needs is waiting.
     Pending,
+    /// Not started (or stopped between attempts) because the store cannot be written.
+    Stopped,
 }
 
 impl End {
     fn blocks_as(self) -> Option<End> {
         match self {
             End::Done => None,
-            End::Waiting | End::Pending => Some(End::Pending),
+            End::Waiting | End::Pending | End::Stopped => Some(End::Pending),
             End::Failed | End::ProviderFailed | End::Skipped => Some(End::Skipped),
         }
     }

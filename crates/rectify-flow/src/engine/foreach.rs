@@ -128,6 +128,9 @@ impl Runner {
         keys: &[String],
         ends: &[End],
     ) -> End {
+        if self.stopped() || ends.contains(&End::Stopped) {
+            return End::Stopped;
+        }
         for (key, end) in keys.iter().zip(ends) {
             let status = match end {
                 End::Pending => StepStatus::Pending,

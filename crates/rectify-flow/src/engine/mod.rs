@@ -138,6 +138,8 @@ pub(crate) struct Runner {
     /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
     /// writes there are not confinement breaches.
     claimed: Mutex<BTreeMap<String, Claim>>,
+    /// The first store write that failed: the run stops.
+    store_error: Mutex<Option<StoreError>>,
 }
 
 /// Starts a new run of `wf` and runs it until it completes, fails or waits for a person.
@@ -214,6 +216,7 @@ impl Runner {
             waiting: std::collections::BTreeSet::new(),
             claimed: Mutex::new(BTreeMap::new()),
             schemas: check::SchemaCache::default(),
+            store_error: Mutex::new(None),
         }
     }
 
@@ -223,12 +226,22 @@ impl Runner {
         finished: &[bool],
     ) -> Result<RunSummary, RunError> {
         let deps = self.wf.deps.clone();
+        let heartbeat = self.heartbeat();
         let me = Arc::clone(self);
         let ends = dag::run(&deps, max_parallel, finished, move |i| {
             let me = Arc::clone(&me);
             async move { me.run_step(i).await }
         })
         .await;
+        heartbeat.abort();
+        let failed_store = self
+            .store_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(e) = failed_store {
+            return Err(RunError::Store(e));
+        }
         for (i, end) in ends.iter().enumerate() {
             if *end == End::Skipped {
                 let id = &self.wf.spec.steps[i].id;
@@ -261,12 +274,55 @@ impl Runner {
         Ok(summary)
     }
 
-    /// Writes a step record; a store failure is logged and the step goes on (the next write
-    /// retries), since losing the process here would lose more.
+    /// Renews the run's lease every 5 s while the run goes on (a heartbeat other machines
+    /// read to tell a live writer from a dead one).
+    fn heartbeat(&self) -> tokio::task::JoinHandle<()> {
+        let store = Arc::clone(&self.store);
+        let run = self.run_id.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let store = Arc::clone(&store);
+                let run = run.clone();
+                let beat = tokio::task::spawn_blocking(move || store.heartbeat(&run)).await;
+                if !matches!(beat, Ok(Ok(true))) {
+                    tracing::warn!("the run's lease could not be renewed");
+                }
+            }
+        })
+    }
+
+    /// Writes a step record (see [`Runner::stored`] for failures).
     fn persist(&self, record: &StepRecord, event: &str) {
-        if let Err(e) = self.store.put_step(&self.run_id, record, event) {
-            tracing::error!(step = %record.id, error = %e, "cannot write the step to the store");
+        self.stored(&record.id, self.store.put_step(&self.run_id, record, event));
+    }
+
+    /// The value of a store write; when it failed, the run stops: no unit starts another
+    /// attempt or step (a side effect the store could not record would be lost), the units
+    /// in flight finish their current call, and the run ends with the first store error
+    /// (what was committed stays, so `rectify resume` continues once the store works).
+    pub(crate) fn stored<T>(&self, unit: &str, result: Result<T, StoreError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!(step = unit, error = %e, "the run store cannot be written; the run stops");
+                self.store_error
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                None
+            }
         }
+    }
+
+    /// Whether a store write failed (no new work starts).
+    pub(crate) fn stopped(&self) -> bool {
+        self.store_error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_some()
     }
 
     fn report(&self, step: &str, what: &'static str, detail: String) {
@@ -331,9 +387,7 @@ impl Runner {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             serde_json::to_string(&*memory).unwrap_or_default()
         };
-        if let Err(e) = self.store.set_memory(&self.run_id, &text) {
-            tracing::error!(error = %e, "cannot write the error memory to the store");
-        }
+        self.stored("", self.store.set_memory(&self.run_id, &text));
     }
 }
 

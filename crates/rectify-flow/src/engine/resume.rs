@@ -81,41 +81,26 @@ pub async fn resume(
                 "the run `{run_id}` failed; start a new run"
             )));
         }
-        RunStatus::Running => refuse_live_lease(&store, run_id)?,
-        RunStatus::Waiting => {}
+        RunStatus::Running | RunStatus::Waiting => claim_lease(&store, run_id)?,
     }
-    let wf = load_str(Path::new(&run.workflow_path), run.workflow_source.clone())
-        .map_err(|e| RunError::Config(e.problems))?;
-    let memory: ErrorMemory = run
-        .memory
-        .as_deref()
-        .and_then(|m| serde_json::from_str(m).ok())
-        .unwrap_or_default();
-    let mut runner = Runner::new(
-        wf,
-        Arc::clone(&store),
-        run_id.to_owned(),
-        PathBuf::from(&run.workdir),
-        &options,
-        run.inputs.clone(),
-        memory,
-    );
-    let steps = store.steps(run_id)?;
-    let waits = store.waits(run_id)?;
-    restore(&mut runner, &steps, &waits, &store, run_id)?;
-    if let Decision::Edit { step, edits } = &decision {
-        if let Some(problems) = edit(&mut runner, &steps, &waits, step.as_deref(), edits)? {
+    // The decision is applied under the lease; if it cannot be, the run is left as it was.
+    let runner = match prepare(&store, &run, decision, &options) {
+        Ok(Some(runner)) => runner,
+        Ok(None) => {
+            store.set_run_status(run_id, RunStatus::Waiting)?;
             let mut summary = RunSummary::load(&store, run_id)?;
+            let problems = summary.waiting.as_ref().map_or(0, |w| w.diagnostics.len());
             summary.notes.push(format!(
                 "the edit was not accepted: {problems} problem{} (shown under `waiting`); the outputs were put back",
                 if problems == 1 { "" } else { "s" }
             ));
             return Ok(summary);
         }
-    } else {
-        apply(&mut runner, &steps, &waits, decision)?;
-    }
-    store.take_lease(run_id)?;
+        Err(e) => {
+            store.set_run_status(run_id, run.status)?;
+            return Err(e);
+        }
+    };
     let stale = super::paths::remove_stale_temps(Path::new(&run.workdir));
     if stale > 0 {
         tracing::info!(stale, "removed temporary files left by a killed process");
@@ -140,19 +125,74 @@ pub async fn resume(
     Ok(summary)
 }
 
-/// A running run whose writer is alive on this machine is not taken over.
-fn refuse_live_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
-    let Some((pid, host, _)) = store.lease(run_id)? else {
-        return Ok(());
-    };
-    let ours = i64::from(std::process::id());
-    let alive = host == hostname() && pid != ours && Path::new(&format!("/proc/{pid}")).exists();
-    if alive {
-        return Err(config(format!(
-            "the run `{run_id}` is being run by process {pid} on {host}; wait for it or stop it first"
-        )));
+/// The runner of `run` restored from the store with `decision` applied; `None` when a
+/// person's edit did not pass (it was put back and the run keeps waiting).
+fn prepare(
+    store: &Arc<Store>,
+    run: &crate::store::RunRecord,
+    decision: Decision,
+    options: &RunOptions,
+) -> Result<Option<Runner>, RunError> {
+    let wf = load_str(Path::new(&run.workflow_path), run.workflow_source.clone())
+        .map_err(|e| RunError::Config(e.problems))?;
+    let memory: ErrorMemory = run
+        .memory
+        .as_deref()
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
+    let mut runner = Runner::new(
+        wf,
+        Arc::clone(store),
+        run.id.clone(),
+        PathBuf::from(&run.workdir),
+        options,
+        run.inputs.clone(),
+        memory,
+    );
+    let steps = store.steps(&run.id)?;
+    let waits = store.waits(&run.id)?;
+    restore(&mut runner, &steps, &waits, store, &run.id)?;
+    if let Decision::Edit { step, edits } = &decision {
+        if edit(&mut runner, &steps, &waits, step.as_deref(), edits)?.is_some() {
+            return Ok(None);
+        }
+    } else {
+        apply(&mut runner, &steps, &waits, decision)?;
     }
-    Ok(())
+    Ok(Some(runner))
+}
+
+/// A lease whose holder sent no heartbeat for this long is taken over, when the holder is on
+/// another machine (on this one, whether its process is alive decides).
+const LEASE_STALE_MS: i64 = 30_000;
+
+/// Makes this process the run's only writer: refused while the holder is alive (its process
+/// exists on this machine, or it sent a heartbeat within 30 s from another); a dead holder's
+/// lease is taken over. The take is a compare-and-swap on the holder seen, so of two
+/// `resume` started at once, one wins and the other is refused.
+fn claim_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
+    let seen = store.lease(run_id)?;
+    if let Some((pid, host, beat)) = &seen {
+        let ours = i64::from(std::process::id());
+        let alive = if *host == hostname() {
+            *pid != ours && Path::new(&format!("/proc/{pid}")).exists()
+        } else {
+            crate::store::now_ms() - beat < LEASE_STALE_MS
+        };
+        if alive {
+            return Err(config(format!(
+                "the run `{run_id}` is being run by process {pid} on {host}; wait for it or stop it first"
+            )));
+        }
+    }
+    let expected = seen.as_ref().map(|(pid, host, _)| (*pid, host.as_str()));
+    if store.take_lease(run_id, expected)? {
+        Ok(())
+    } else {
+        Err(config(format!(
+            "another process took the run `{run_id}` just now; see `rectify status {run_id}`"
+        )))
+    }
 }
 
 /// Finished units and outputs, the error memory, the replayable answers of units that were

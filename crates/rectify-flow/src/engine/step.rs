@@ -56,6 +56,9 @@ impl Runner {
         if self.waiting.contains(&step.id) {
             return End::Waiting;
         }
+        if self.stopped() {
+            return End::Stopped;
+        }
         if step.kind() == StepKind::Human {
             return self.human(index);
         }
@@ -123,10 +126,12 @@ impl Runner {
             files,
             best,
         };
-        if let Err(e) = self.store.put_wait(&self.run_id, &wait) {
-            tracing::error!(step = %record.id, error = %e, "cannot record the wait");
+        if self
+            .stored(&record.id, self.store.put_wait(&self.run_id, &wait))
+            .is_some()
+        {
+            self.report(&record.id, "waiting", message);
         }
-        self.report(&record.id, "waiting", message);
     }
 
     /// One unit's whole route.
@@ -195,6 +200,9 @@ impl Runner {
         let repair_max = on_invalid.max.unwrap_or(3);
         let mut feedback = feedback;
         loop {
+            if self.stopped() {
+                return Ok(End::Stopped);
+            }
             record.attempts += 1;
             self.persist(record, "attempt");
             self.report(&unit.key, "attempt", format!("attempt {}", record.attempts));
@@ -370,12 +378,11 @@ impl Runner {
     }
 
     pub(crate) fn keep_artifact(&self, unit: &str, path: &str, kind: &str, bytes: &[u8]) {
-        if let Err(e) = self
-            .store
-            .put_artifact(&self.run_id, unit, path, kind, bytes)
-        {
-            tracing::error!(step = unit, error = %e, "cannot store the artifact");
-        }
+        self.stored(
+            unit,
+            self.store
+                .put_artifact(&self.run_id, unit, path, kind, bytes),
+        );
     }
 
     pub(crate) fn accept(

@@ -172,9 +172,7 @@ impl Runner {
             outcome: crate::store::CallOutcome::default(),
             at_ms: 0,
         };
-        if let Err(e) = self.store.record_call(&self.run_id, &call, &[]) {
-            tracing::error!(step = %unit.key, error = %e, "cannot record the verdict");
-        }
+        self.stored(&unit.key, self.store.record_call(&self.run_id, &call, &[]));
         verdict
     }
 

@@ -493,13 +493,34 @@ impl Store {
             .and_then(|(p, h, m)| Some((p?, h.unwrap_or_default(), m.unwrap_or_default()))))
     }
 
-    /// Makes this process the run's only writer.
-    pub fn take_lease(&self, run: &str) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE runs SET lease_pid = ?2, lease_host = ?3, lease_ms = ?4, status = 'running' WHERE id = ?1",
+    /// Makes this process the run's only writer if the lease is still held by `expected`
+    /// (process id, host; `None`: no holder) — a compare-and-swap, so of two processes taking
+    /// the same lease one wins. Sets the run running. Returns whether the lease was taken.
+    pub fn take_lease(&self, run: &str, expected: Option<(i64, &str)>) -> Result<bool, StoreError> {
+        let (pid, host) = expected.map_or((None, None), |(p, h)| (Some(p), Some(h)));
+        let changed = self.conn().execute(
+            "UPDATE runs SET lease_pid = ?2, lease_host = ?3, lease_ms = ?4, status = 'running'
+             WHERE id = ?1 AND lease_pid IS ?5 AND IFNULL(lease_host, '') = IFNULL(?6, '')",
+            params![
+                run,
+                i64::from(std::process::id()),
+                hostname(),
+                now_ms(),
+                pid,
+                host
+            ],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// Renews this process's lease on the run (its heartbeat); false when another process
+    /// holds it.
+    pub fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
+        let changed = self.conn().execute(
+            "UPDATE runs SET lease_ms = ?4 WHERE id = ?1 AND lease_pid = ?2 AND lease_host = ?3",
             params![run, i64::from(std::process::id()), hostname(), now_ms()],
         )?;
-        Ok(())
+        Ok(changed == 1)
     }
 
     /// Adds an event.

@@ -152,3 +152,63 @@ fn pruning_deletes_old_finished_runs_and_the_files_only_they_kept() {
             .is_empty()
     );
 }
+
+/// Another process holds the store's write lock past the busy timeout while an answer
+/// arrives: the answer cannot be recorded, so the run stops with the store error (the next
+/// step does not start), and `resume` continues once the store is free.
+#[test]
+fn a_store_that_cannot_be_written_stops_the_run_and_resume_continues_it() {
+    let f = Fixture::new();
+    f.script(
+        "writer",
+        r#"if [ "$n" = 1 ]; then touch "$LOG/go"; sleep 1; fi; echo "v$n" > "$RECTIFY_OUTPUTS""#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: one\n    agent: writer\n    prompt: one\n    outputs: [{{path: one.txt}}]\n  - id: two\n    needs: [one]\n    agent: writer\n    prompt: two\n    outputs: [{{path: two.txt}}]\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let store = std::sync::Arc::new(Store::open(&f.work).unwrap());
+    let db = f.work.join(".rectify/rectify.db");
+    let go = f.log.join("go");
+    let locker = std::thread::spawn(move || {
+        while !go.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(7));
+        conn.execute_batch("COMMIT").unwrap();
+    });
+    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
+    let mut options = rectify_flow::RunOptions::new(&f.work);
+    options.run_id = Some("locked".into());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = rt.block_on(rectify_flow::run(
+        wf,
+        std::sync::Arc::clone(&store),
+        options,
+    ));
+    let err = result.expect_err("the run stops on a store error");
+    assert!(matches!(err, rectify_flow::RunError::Store(_)), "{err}");
+    assert!(err.to_string().contains("locked"), "{err}");
+    assert_eq!(f.calls("writer"), 1, "no step started after the failure");
+    locker.join().unwrap();
+    let resumed = rt
+        .block_on(rectify_flow::resume(
+            std::sync::Arc::clone(&store),
+            "locked",
+            rectify_flow::Decision::Continue,
+            rectify_flow::RunOptions::new(&f.work),
+        ))
+        .unwrap();
+    assert_eq!(resumed.status, RunStatus::Completed, "{resumed:#?}");
+    // `one` either finished after the lock was released (its check and `done` commit waited
+    // for it) or is made again; `two` runs once.
+    let calls = f.calls("writer");
+    assert!((2..=3).contains(&calls), "{calls} calls");
+    assert_eq!(f.read("two.txt"), format!("v{calls}\n"));
+}
