@@ -49,8 +49,9 @@ pub struct ResumeArgs {
     /// What the person wants changed (with `--reject`).
     #[arg(long, value_name = "TEXT", requires = "reject")]
     pub feedback: Option<String>,
-    /// Replace an output of the exhausted step with your version, `PATH=FILE` (repeatable); it
-    /// is checked like any output, and an invalid edit is shown and put back.
+    /// Replace an output with your version, `PATH=FILE` (repeatable): at an exhausted step,
+    /// its outputs; at a human step, the outputs of a step it needs (the gate then passes).
+    /// The edit is checked like any output; an invalid edit is shown and put back.
     #[arg(long = "edit", value_name = "PATH=FILE", value_parser = parse_edit, conflicts_with_all = ["approve", "reject"])]
     pub edits: Vec<(String, PathBuf)>,
     /// The waiting step the decision is about (needed when several wait).

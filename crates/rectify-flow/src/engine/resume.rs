@@ -38,8 +38,9 @@ pub enum Decision {
         /// What the person wants changed.
         feedback: String,
     },
-    /// Replace outputs of an exhausted step with a person's versions (`PATH=FILE`). They are
-    /// checked like any output: a valid edit finishes the step (`EDITED_BY_PERSON`), an
+    /// Replace outputs with a person's versions (`PATH=FILE`): an exhausted step's, or at a
+    /// human step those of a step it needs. They are checked like any output: a valid edit
+    /// finishes the step (`EDITED_BY_PERSON`; at a human step the gate passes too), an
     /// invalid one is put back, shown, and the run keeps waiting.
     Edit {
         /// The waiting step (needed when several wait).
@@ -271,25 +272,16 @@ fn edit(
     edits: &[(String, PathBuf)],
 ) -> Result<Option<usize>, RunError> {
     let wait = pick(waits, step)?;
-    let index = runner
-        .wf
-        .step_index(&wait.step)
-        .filter(|_| wait.reason == "exhausted");
-    let Some(index) = index else {
-        return Err(config(format!(
-            "`--edit` applies to a step that ran out of tries; `{}` waits for {}",
-            wait.step, wait.reason
-        )));
-    };
+    let index = owner(runner, wait, edits)?;
     let unit = Unit {
-        key: wait.step.clone(),
+        key: runner.wf.spec.steps[index].id.clone(),
         step: index,
         item: None,
     };
     let resolved = runner.resolve(&unit).map_err(config)?;
     let mut record = steps
         .iter()
-        .find(|s| s.id == wait.step)
+        .find(|s| s.id == unit.key)
         .cloned()
         .unwrap_or_default();
     let mut previous = Vec::new();
@@ -310,7 +302,7 @@ fn edit(
         let Some(target) = target else {
             return Err(config(format!(
                 "`{rel}` is not an output of `{}`",
-                wait.step
+                unit.key
             )));
         };
         let bytes = std::fs::read(file)
@@ -354,12 +346,79 @@ fn edit(
     record.verdict = Some("EDITED_BY_PERSON".to_owned());
     let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
     runner.accept(&unit, &mut record, &checked, save);
+    if wait.reason == "human" {
+        // The person fixed what the gate shows and let the run go on.
+        let mut gate = steps
+            .iter()
+            .find(|s| s.id == wait.step)
+            .cloned()
+            .unwrap_or_default();
+        gate.status = StepStatusField(StepStatus::Done);
+        gate.verdict = Some("EDITED_BY_PERSON".to_owned());
+        gate.ended_ms = Some(crate::store::now_ms());
+        runner.store.put_step(&runner.run_id, &gate, "edited")?;
+        if let Some(g) = runner.wf.step_index(&wait.step) {
+            runner
+                .outputs
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(runner.wf.spec.steps[g].id.clone(), Value::Null);
+        }
+    }
     runner
         .store
         .resolve_wait(&runner.run_id, &wait.step, "edited")?;
     runner.waiting.remove(&wait.step);
     runner.finished.insert(wait.step.clone());
     Ok(None)
+}
+
+/// The step whose outputs a person edits: the exhausted step itself, or at a human step the
+/// step it needs that declares the edited paths.
+fn owner(
+    runner: &Runner,
+    wait: &WaitRecord,
+    edits: &[(String, PathBuf)],
+) -> Result<usize, RunError> {
+    let Some(gate) = runner.wf.step_index(&wait.step) else {
+        return Err(config(format!(
+            "`--edit` of a `foreach` item (`{}`) is not supported yet; use --approve or --reject",
+            wait.step
+        )));
+    };
+    if wait.reason == "exhausted" {
+        return Ok(gate);
+    }
+    let declares = |i: usize, rel: &str| {
+        let unit = Unit {
+            key: runner.wf.spec.steps[i].id.clone(),
+            step: i,
+            item: None,
+        };
+        runner.resolve(&unit).is_ok_and(|r| {
+            r.outputs.iter().any(|o| o.rel == rel)
+                || r.answer
+                    .as_ref()
+                    .and_then(|(_, s)| s.as_ref())
+                    .is_some_and(|s| s.rel == rel)
+        })
+    };
+    let first = edits.first().map_or("", |(rel, _)| rel.as_str());
+    let found = runner.wf.deps[gate]
+        .iter()
+        .copied()
+        .find(|&d| runner.wf.spec.steps[d].foreach.is_none() && declares(d, first));
+    match found {
+        Some(d) if edits.iter().all(|(rel, _)| declares(d, rel)) => Ok(d),
+        Some(d) => Err(config(format!(
+            "edit the outputs of one step at a time: not every path given is an output of `{}`",
+            runner.wf.spec.steps[d].id
+        ))),
+        None => Err(config(format!(
+            "`{first}` is not an output of a step that `{}` needs",
+            wait.step
+        ))),
+    }
 }
 
 fn pick<'a>(waits: &'a [WaitRecord], step: Option<&str>) -> Result<&'a WaitRecord, RunError> {

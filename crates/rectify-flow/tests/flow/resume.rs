@@ -198,3 +198,48 @@ fn an_edit_is_checked_like_any_output_an_invalid_one_is_put_back() {
     assert_eq!(f.read("spec.json"), r#"{"goal": "ship"}"#);
     assert_eq!(f.calls("writer"), 1, "no agent ran for the edit");
 }
+
+#[test]
+fn an_edit_at_a_human_step_replaces_what_the_gate_shows_and_lets_the_run_go_on() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    let mine = f.file("mine.txt", "the person's spec\n");
+    let wrong = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("code.txt".into(), mine.clone())],
+        },
+    );
+    assert!(
+        wrong.is_err_and(|e| e
+            .to_string()
+            .contains("not an output of a step that `approve` needs")),
+        "only what the gate's needs wrote can be edited"
+    );
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("spec.txt".into(), mine)],
+        },
+    )
+    .unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("spec.txt"), "the person's spec\n");
+    assert_eq!((f.calls("writer"), f.calls("coder")), (1, 1));
+    assert_eq!(
+        step(&done, "approve").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+    assert_eq!(
+        step(&done, "spec").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+}
