@@ -15,7 +15,8 @@ pub struct Source {
     pub bytes: Vec<u8>,
 }
 
-/// Reads a file, or standard input for `-`, refusing directories and inputs over the limit.
+/// Reads a file, or standard input for `-`, refusing directories and inputs over the limit
+/// (at most the limit plus one byte is ever read, so `/dev/zero` is refused, not read forever).
 pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
     let bytes = if path == "-" {
         let mut bytes = Vec::new();
@@ -28,6 +29,14 @@ pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
     } else {
         rectify_parse::read_file_bytes(Path::new(path), limits)?
     };
+    if bytes.len() > limits.max_bytes {
+        let name = if path == "-" { "standard input" } else { path };
+        bail!(
+            "`{name}` is larger than the input limit of {} bytes ({} MiB); nothing was read past it",
+            limits.max_bytes,
+            limits.max_bytes / (1024 * 1024)
+        );
+    }
     Ok(Source {
         name: path.to_owned(),
         bytes,

@@ -15,13 +15,22 @@ use crate::input;
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::{WireDiagnostic, print};
 
+/// The payload format a file's extension names: `.json` and `.yaml`/`.yml` (a `.md` or `.txt`
+/// file is model output whose payload is detected).
+fn payload_format(file: &str) -> Option<Format> {
+    match Format::from_path(file)? {
+        f @ (Format::Json | Format::Yaml) => Some(f),
+        _ => None,
+    }
+}
+
 /// Runs `rectify repair`.
 pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
     let limits = Limits::default();
     let mut options = RepairOptions::default()
         .with_unsafe(args.allow_unsafe)
         .with_strict(args.strict)
-        .with_format(args.format);
+        .with_format(args.format.or_else(|| payload_format(&args.file)));
     if let Some(path) = &args.schema {
         options = options.with_schema(input::read_config_document(path, "schema", &limits)?.value);
     }

@@ -4,6 +4,7 @@
 
 mod ask;
 mod bad_input;
+mod bounds;
 mod check;
 mod repair;
 mod report;
