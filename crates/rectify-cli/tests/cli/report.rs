@@ -21,7 +21,7 @@ fn escalating() -> tempfile::TempDir {
     .unwrap();
     std::fs::write(
         p.join("writer.sh"),
-        "cat > /dev/null\nmkdir -p out\necho '{\"n\": \"<b>many</b>\"}' > out/count.json\necho wrote\n",
+        "cat >> .prompts.txt\nmkdir -p out\necho '{\"n\": \"<b>many</b>\"}' > out/count.json\necho wrote\n",
     )
     .unwrap();
     std::fs::write(
@@ -113,8 +113,12 @@ fn a_json_report_has_every_attempt_raw_answer_and_diagnostics_in_the_check_shape
         .iter()
         .find(|e| e["kind"] == "revise")
         .unwrap();
-    let d = &revise["diagnostics"][0];
-    assert_eq!(d["code"], "schema.type");
+    let d = revise["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "schema.type")
+        .unwrap_or_else(|| panic!("{revise:#}"));
     assert_eq!(
         d["path"], "n",
         "flattened like `rectify check --output json`: {d}"
@@ -422,4 +426,59 @@ fn two_resumes_at_once_one_is_refused_with_who_holds_the_run() {
     );
     let after = in_dir(p, &["resume", "g", "--approve"]);
     assert_eq!(after.code, 0, "{}", after.stderr);
+}
+
+#[test]
+fn reject_with_feedback_then_approve_an_exhausted_step_through_the_cli() {
+    let dir = escalating();
+    let p = dir.path();
+    start(p);
+    let rejected = in_dir(
+        p,
+        &[
+            "resume",
+            "r1",
+            "--reject",
+            "--feedback",
+            "Use a whole number.",
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(rejected.code, 3, "{}", rejected.stderr);
+    let prompts = std::fs::read_to_string(p.join(".prompts.txt")).unwrap();
+    assert!(prompts.contains("Use a whole number."), "{prompts}");
+    assert_eq!(json(&rejected)["waiting"]["step"], "count");
+    let approved = in_dir(p, &["resume", "r1", "--approve", "--output", "json"]);
+    assert_eq!(
+        approved.code, 3,
+        "now the human step waits: {}",
+        approved.stderr
+    );
+    let summary = json(&approved);
+    assert_eq!(summary["waiting"]["step"], "after");
+    let count = summary["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "count")
+        .unwrap();
+    assert_eq!(count["status"], "done_with_warnings");
+    assert_eq!(count["verdict"], "ACCEPTED_BY_PERSON");
+    assert!(
+        count["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("accepted by a person with 1 error")),
+        "{count:#}"
+    );
+    let wrong_step = in_dir(p, &["resume", "r1", "--approve", "--step", "count"]);
+    assert_eq!(wrong_step.code, 2);
+    assert!(
+        wrong_step.stderr.contains("does not wait at `count`"),
+        "{}",
+        wrong_step.stderr
+    );
+    let done = in_dir(p, &["resume", "r1", "--approve", "--step", "after"]);
+    assert_eq!(done.code, 0, "{}", done.stderr);
 }

@@ -1,5 +1,9 @@
-//! The store (DESIGN.md §11.2): SQLite in `.rectify/rectify.db`, WAL, `synchronous=FULL`,
-//! one transaction per state change, committed before the next side effect.
+//! The store (DESIGN.md §11.2): SQLite in `.rectify/rectify.db`, WAL, one transaction per
+//! state change, committed before the next side effect. A unit's intermediate changes (its
+//! attempt, raw answers, kept files) are committed with `synchronous=NORMAL` — kept when the
+//! process is killed — and fsynced by the `synchronous=FULL` commit of the unit's end, of a
+//! wait or of a decision (group commit): a power failure loses at most the units in progress,
+//! which resume runs again.
 //!
 //! It keeps runs (the workflow pinned by hash and copy, inputs, status, the error memory,
 //! the lease), steps (status, counters, usage, the accepted output), calls (every raw answer,
@@ -54,6 +58,22 @@ pub enum StoreError {
 pub struct Store {
     conn: Mutex<Connection>,
     path: Option<PathBuf>,
+    /// Whether the connection is at `synchronous=FULL` now (see [`Store::sync`]).
+    full: std::sync::atomic::AtomicBool,
+}
+
+/// How durable a commit must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    /// Fsynced before the commit returns: a state the run must not lose even to a power
+    /// failure — a step's end, a wait, a decision, the run's status.
+    Disk,
+    /// Committed (visible to other processes, kept when this process is killed) and fsynced
+    /// with the next `Disk` commit: the intermediate changes of a unit in progress (its
+    /// attempt counter, a raw answer, a kept file). A power failure before that commit loses
+    /// only the unit in progress, which a resume runs again from its last `Disk` state (its
+    /// calls made once more: at-least-once, as for a call in flight).
+    Process,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -105,6 +125,7 @@ impl Store {
         Ok(Store {
             conn: Mutex::new(conn),
             path,
+            full: std::sync::atomic::AtomicBool::new(true),
         })
     }
 
@@ -121,9 +142,23 @@ impl Store {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Sets the durability of the next commits on `conn` (the lock held): `synchronous=FULL`
+    /// or `NORMAL` in WAL mode, changed only when it differs. A `FULL` commit fsyncs the WAL,
+    /// so it also makes every `NORMAL` commit before it durable (group commit).
+    fn sync(&self, conn: &Connection, commit: Commit) -> Result<(), StoreError> {
+        use std::sync::atomic::Ordering;
+        let full = commit == Commit::Disk;
+        if self.path.is_some() && self.full.load(Ordering::Relaxed) != full {
+            conn.pragma_update(None, "synchronous", if full { "FULL" } else { "NORMAL" })?;
+            self.full.store(full, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
     /// Records a new run.
     pub fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
         conn.execute(
             "INSERT INTO runs (id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms, lease_pid, lease_host, lease_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?10)",
@@ -147,7 +182,9 @@ impl Store {
 
     /// Sets a run's status.
     pub fn set_run_status(&self, run: &str, status: RunStatus) -> Result<(), StoreError> {
-        self.conn().execute(
+        let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
+        conn.execute(
             "UPDATE runs SET status = ?2, updated_ms = ?3 WHERE id = ?1",
             params![run, status.as_str(), now_ms()],
         )?;
@@ -156,7 +193,9 @@ impl Store {
 
     /// Saves the run's error memory (JSON).
     pub fn set_memory(&self, run: &str, memory: &str) -> Result<(), StoreError> {
-        self.conn().execute(
+        let conn = self.conn();
+        self.sync(&conn, Commit::Process)?;
+        conn.execute(
             "UPDATE runs SET memory = ?2, updated_ms = ?3 WHERE id = ?1",
             params![run, memory, now_ms()],
         )?;
@@ -166,6 +205,15 @@ impl Store {
     /// Writes a step's whole row (insert or replace) and, in the same transaction, an event.
     pub fn put_step(&self, run: &str, step: &StepRecord, event: &str) -> Result<(), StoreError> {
         let mut conn = self.conn();
+        // A unit's intermediate changes are followed by its end (`done`, `exhausted`,
+        // `failed`, a wait), which is fsynced.
+        let commit = match event {
+            "started" | "attempt" | "repair" | "revise" | "validation_failed" | "validated" => {
+                Commit::Process
+            }
+            _ => Commit::Disk,
+        };
+        self.sync(&conn, commit)?;
         let tx = conn.transaction()?;
         tx.prepare_cached(
             "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
@@ -219,6 +267,7 @@ impl Store {
     /// steps that have not started).
     pub fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
         let tx = conn.transaction()?;
         {
             let mut stmt = tx.prepare(
@@ -241,6 +290,7 @@ impl Store {
         files: &[(String, Vec<u8>)],
     ) -> Result<i64, StoreError> {
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Process)?;
         let tx = conn.transaction()?;
         for (path, bytes) in files {
             let hash = super::load::hex(&Sha256::digest(bytes));
@@ -367,6 +417,7 @@ impl Store {
     ) -> Result<String, StoreError> {
         let hash = super::load::hex(&Sha256::digest(bytes));
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Process)?;
         let tx = conn.transaction()?;
         tx.execute(
             "INSERT OR IGNORE INTO artifacts (hash, bytes) VALUES (?1, ?2)",
@@ -396,6 +447,7 @@ impl Store {
     /// an event — one transaction, committed before anything is printed.
     pub fn put_wait(&self, run: &str, wait: &WaitRecord) -> Result<(), StoreError> {
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
         let tx = conn.transaction()?;
         tx.execute(
             "INSERT INTO waits (run_id, step, reason, message, diagnostics, files, best, created_ms)
@@ -461,6 +513,7 @@ impl Store {
     /// in one transaction with its event.
     pub fn resolve_wait(&self, run: &str, step: &str, decision: &str) -> Result<(), StoreError> {
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
         let tx = conn.transaction()?;
         tx.execute(
             "UPDATE waits SET resolved_ms = ?3 WHERE run_id = ?1 AND step = ?2 AND resolved_ms IS NULL",
@@ -498,7 +551,9 @@ impl Store {
     /// the same lease one wins. Sets the run running. Returns whether the lease was taken.
     pub fn take_lease(&self, run: &str, expected: Option<(i64, &str)>) -> Result<bool, StoreError> {
         let (pid, host) = expected.map_or((None, None), |(p, h)| (Some(p), Some(h)));
-        let changed = self.conn().execute(
+        let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
+        let changed = conn.execute(
             "UPDATE runs SET lease_pid = ?2, lease_host = ?3, lease_ms = ?4, status = 'running'
              WHERE id = ?1 AND lease_pid IS ?5 AND IFNULL(lease_host, '') = IFNULL(?6, '')",
             params![
@@ -516,7 +571,9 @@ impl Store {
     /// Renews this process's lease on the run (its heartbeat); false when another process
     /// holds it.
     pub fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
-        let changed = self.conn().execute(
+        let conn = self.conn();
+        self.sync(&conn, Commit::Process)?;
+        let changed = conn.execute(
             "UPDATE runs SET lease_ms = ?4 WHERE id = ?1 AND lease_pid = ?2 AND lease_host = ?3",
             params![run, i64::from(std::process::id()), hostname(), now_ms()],
         )?;
@@ -525,7 +582,9 @@ impl Store {
 
     /// Adds an event.
     pub fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
-        self.conn().execute(
+        let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
+        conn.execute(
             "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
             params![run, step, kind, now_ms()],
         )?;
@@ -567,6 +626,7 @@ impl Store {
     /// refers to any more, and compacts the database. Returns the ids deleted.
     pub fn prune(&self, before_ms: i64) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
         let tx = conn.transaction()?;
         let ids: Vec<String> = {
             let mut stmt = tx.prepare(
