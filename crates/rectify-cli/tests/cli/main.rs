@@ -9,6 +9,7 @@ mod check;
 mod repair;
 mod report;
 mod rules;
+mod security;
 mod support;
 mod torture;
 mod workflows;
