@@ -15,7 +15,6 @@ mod bad_input;
 mod config;
 mod resume;
 mod routes;
-mod security;
 mod store;
 mod support;
 mod validators;
