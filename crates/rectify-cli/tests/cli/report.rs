@@ -1,6 +1,7 @@
 //! `rectify report`, `rectify status` on a waiting run, `rectify runs prune`, and the decision
 //! paths that must refuse (issue 14), on a small workflow that escalates to a person.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -481,4 +482,55 @@ fn reject_with_feedback_then_approve_an_exhausted_step_through_the_cli() {
     );
     let done = in_dir(p, &["resume", "r1", "--approve", "--step", "after"]);
     assert_eq!(done.code, 0, "{}", done.stderr);
+}
+
+/// Several runs in one store from parallel processes: no "database is locked" failure (WAL,
+/// a busy timeout, short transactions).
+#[test]
+fn parallel_processes_share_one_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut steps = String::new();
+    for i in 0..8 {
+        let _ = write!(
+            steps,
+            "  - id: s{i}\n    agent: worker\n    prompt: step {i}\n    answer: {{format: text}}\n"
+        );
+    }
+    std::fs::write(
+        p.join("workflow.yaml"),
+        format!("name: par\nproviders:\n  sh: {{kind: command, command: [sh, agent.sh]}}\nagents:\n  worker: worker.md\ndefaults: {{provider: sh}}\nsteps:\n{steps}"),
+    )
+    .unwrap();
+    std::fs::write(p.join("agent.sh"), "cat >/dev/null\necho ok\n").unwrap();
+    std::fs::write(p.join("worker.md"), "---\nname: worker\n---\nYou work.\n").unwrap();
+    let children: Vec<_> = (0..4)
+        .map(|n| {
+            let run = format!("p{n}");
+            spawn(
+                p,
+                &[
+                    "run",
+                    &p.join("workflow.yaml").to_string_lossy(),
+                    "--run-id",
+                    &run,
+                    "--max-parallel",
+                    "4",
+                ],
+            )
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let list = json(&in_dir(p, &["status", "--output", "json"]));
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs.iter().all(|r| r["status"] == "completed"), "{list:#}");
 }

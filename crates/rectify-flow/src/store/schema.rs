@@ -96,20 +96,41 @@ CREATE INDEX events_by_run ON events (run_id);
 const V2: &str =
     "ALTER TABLE calls ADD COLUMN outcome TEXT; ALTER TABLE events ADD COLUMN detail TEXT;";
 
-/// Brings the database to [`VERSION`], one transaction per version step.
+/// Brings the database to [`VERSION`] in one `BEGIN IMMEDIATE` transaction: the version is
+/// read again under the write lock, so of several processes opening a new store at once one
+/// creates the tables and the others find them.
 pub(super) fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    let found: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let found = version(conn)?;
     if found > VERSION {
         return Err(StoreError::Version {
             found,
             known: VERSION,
         });
     }
-    if found < 1 {
-        conn.execute_batch(&format!("BEGIN; {V1} PRAGMA user_version = 1; COMMIT;"))?;
+    if found == VERSION {
+        return Ok(());
     }
-    if found < 2 {
-        conn.execute_batch(&format!("BEGIN; {V2} PRAGMA user_version = 2; COMMIT;"))?;
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let steps = || -> Result<(), StoreError> {
+        let found = version(conn)?;
+        if found < 1 {
+            conn.execute_batch(V1)?;
+        }
+        if found < 2 {
+            conn.execute_batch(V2)?;
+        }
+        conn.pragma_update(None, "user_version", VERSION)?;
+        Ok(())
+    };
+    match steps() {
+        Ok(()) => Ok(conn.execute_batch("COMMIT")?),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
     }
-    Ok(())
+}
+
+fn version(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
 }
