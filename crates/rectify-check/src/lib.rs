@@ -45,4 +45,4 @@ pub use checker::{Checker, CheckerBuilder};
 pub use error::ConfigError;
 pub use rules::{References, Rule, RuleSet};
 pub use schema::{CompiledSchema, Draft, SchemaSet};
-pub use typed::{Typed, TypedSchema, check_as, check_value_as, schema_of};
+pub use typed::{Typed, TypedSchema, check_as, check_value_as, deserialize_value, schema_of};

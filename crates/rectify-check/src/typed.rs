@@ -13,6 +13,8 @@ use serde_json::Value;
 
 use crate::{CompiledSchema, ConfigError};
 
+mod numbers;
+
 /// The outcome of [`check_as`]: the typed value when the document is valid, and what was
 /// found.
 #[derive(Debug)]
@@ -135,7 +137,7 @@ impl<T: JsonSchema + DeserializeOwned + 'static> TypedSchema<T> {
 }
 
 fn deserialize<T: DeserializeOwned>(doc: &Document, mut diagnostics: Vec<Diagnostic>) -> Typed<T> {
-    match serde_path_to_error::deserialize::<_, T>(&doc.value) {
+    match serde_path_to_error::deserialize::<_, T>(numbers::plain_numbers(&doc.value).as_ref()) {
         Ok(value) => Typed {
             value: Some(value),
             diagnostics,
@@ -148,6 +150,13 @@ fn deserialize<T: DeserializeOwned>(doc: &Document, mut diagnostics: Vec<Diagnos
             }
         }
     }
+}
+
+/// Deserializes `value` into `T` the way [`check_as`] does: numbers
+/// are given to `T` in a form that `#[serde(flatten)]` and untagged enums accept under
+/// serde_json's `arbitrary_precision` (see the `numbers` module).
+pub fn deserialize_value<T: DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
+    T::deserialize(numbers::plain_numbers(value).as_ref())
 }
 
 fn serde_diagnostic(

@@ -30,6 +30,7 @@ pub struct Finding {
 /// The verdict of a validator agent. A missing or unparseable verdict counts as `Fail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Verdict {
     /// Accept.
     Pass,

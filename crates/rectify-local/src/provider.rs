@@ -255,6 +255,7 @@ fn response(
         latency,
         transport_retries: 0,
         raw: raw_metadata(model, params, generation),
+        notices: Vec::new(),
     }
 }
 

@@ -112,6 +112,7 @@ mod tests {
             latency: Duration::from_secs(secs),
             transport_retries: 0,
             feedback: None,
+            notices: Vec::new(),
         }
     }
 

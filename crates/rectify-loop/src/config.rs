@@ -24,6 +24,24 @@ pub enum FeedbackMode {
 }
 
 impl FeedbackMode {
+    /// Every mode.
+    pub const ALL: [FeedbackMode; 4] = [
+        FeedbackMode::Append,
+        FeedbackMode::Prefix,
+        FeedbackMode::Suffix,
+        FeedbackMode::Fresh,
+    ];
+
+    /// The mode to use with a provider of `kind` when the caller chose none: `fresh` for the
+    /// embedded model (measured on Gemma 3 270M: with its bad answer left in the prompt it
+    /// wrote the same answer again), `append` for every other.
+    pub fn default_for(kind: rectify_provider::spec::ProviderKind) -> FeedbackMode {
+        match kind {
+            rectify_provider::spec::ProviderKind::Local => FeedbackMode::Fresh,
+            _ => FeedbackMode::Append,
+        }
+    }
+
     /// The lowercase name used on the command line and in files.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -158,6 +176,23 @@ impl Default for LoopConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_model_gets_fresh_feedback_by_default() {
+        use rectify_provider::spec::ProviderKind;
+        assert_eq!(
+            FeedbackMode::default_for(ProviderKind::Local),
+            FeedbackMode::Fresh
+        );
+        for kind in [
+            ProviderKind::OpenAi,
+            ProviderKind::Anthropic,
+            ProviderKind::Command,
+            ProviderKind::Replay,
+        ] {
+            assert_eq!(FeedbackMode::default_for(kind), FeedbackMode::Append);
+        }
+    }
 
     #[test]
     fn modes_parse_and_print() {

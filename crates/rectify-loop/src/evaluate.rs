@@ -98,7 +98,7 @@ pub(crate) struct AsType;
 
 impl<T: DeserializeOwned + schemars::JsonSchema + 'static> Accept<T> for AsType {
     fn accept(&self, value: Value) -> Result<T, (Value, Vec<Diagnostic>)> {
-        match T::deserialize(&value) {
+        match rectify_check::deserialize_value::<T>(&value) {
             Ok(typed) => Ok(typed),
             Err(err) => {
                 let located = rectify_check::check_value_as::<T>(&value).diagnostics;

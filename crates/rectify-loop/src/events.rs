@@ -101,6 +101,16 @@ pub enum EventKind {
         /// The failure.
         error: ProviderError,
     },
+    /// The provider changed how it is called (for example it fell back to a weaker
+    /// structured-output mode its server accepts); also kept in the attempt's `notices`.
+    ProviderNotice {
+        /// The attempt whose call it happened in.
+        attempt: u32,
+        /// The provider's name.
+        provider: String,
+        /// What changed.
+        message: String,
+    },
     /// A budget stopped the run before the next attempt.
     BudgetStop {
         /// Which budget.

@@ -29,7 +29,7 @@
 //!         Box::pin(async move {
 //!             Ok(Response {
 //!                 text: text.into(), finish_reason: FinishReason::Stop, usage: Usage::new(20, 10),
-//!                 model: "canned".into(), latency: Default::default(), transport_retries: 0, raw: String::new(),
+//!                 model: "canned".into(), latency: Default::default(), transport_retries: 0, raw: String::new(), notices: vec![],
 //!             })
 //!         })
 //!     }

@@ -41,6 +41,10 @@ pub struct Attempt {
     /// The feedback sent to the model after this attempt, if it was re-asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
+    /// What the provider changed about how it is called during this call, such as a
+    /// structured-output mode the server rejected and the weaker one used from then on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 impl Attempt {
@@ -81,6 +85,13 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// Every provider notice of the run, in order, with the attempt it came with.
+    pub fn notices(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.attempts
+            .iter()
+            .flat_map(|a| a.notices.iter().map(move |n| (a.number, n.as_str())))
+    }
+
     /// Adds an attempt and updates the totals.
     pub(crate) fn push(&mut self, attempt: Attempt) {
         let t = &mut self.totals;
@@ -166,6 +177,7 @@ pub struct Escalation {
 /// The limit that ended a run without a valid answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Limit {
     /// Every rung used its attempts.
     Attempts {
@@ -248,6 +260,7 @@ impl fmt::Display for Limit {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome<T = Value> {
     /// An answer passed every check.
     Valid {

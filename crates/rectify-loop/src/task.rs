@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rectify_check::{Checker, CompiledSchema, ConfigError, schema_of};
 use rectify_core::Diagnostic;
-use rectify_provider::Request;
+use rectify_provider::{Message, Request, Role};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -36,6 +36,7 @@ pub type ValidatorFn = dyn Fn(&Value) -> Vec<Diagnostic> + Send + Sync;
 pub struct Task {
     pub(crate) prompt: String,
     pub(crate) system: Option<String>,
+    pub(crate) history: Vec<Message>,
     pub(crate) schema_value: Option<Value>,
     pub(crate) schema: Option<Arc<CompiledSchema>>,
     pub(crate) checker: Option<Arc<Checker>>,
@@ -50,6 +51,7 @@ impl fmt::Debug for Task {
         f.debug_struct("Task")
             .field("prompt", &self.prompt)
             .field("system", &self.system)
+            .field("history", &self.history.len())
             .field("schema", &self.schema_value)
             .field("checker", &self.checker)
             .field("validators", &names)
@@ -64,6 +66,7 @@ impl Task {
         Task {
             prompt: prompt.into(),
             system: None,
+            history: Vec::new(),
             schema_value: None,
             schema: None,
             checker: None,
@@ -71,6 +74,46 @@ impl Task {
             step: String::new(),
             template: Request::default(),
         }
+    }
+
+    /// A task that continues a conversation. Leading system messages become the system
+    /// prompt; when the conversation ends with a user message, that message is the prompt
+    /// (the schema, when the provider cannot enforce it, and the feedback attach to it) and
+    /// the messages before it are sent first, unchanged, on every attempt. A conversation
+    /// that does not end with a user message is sent whole, and the loop adds only what it
+    /// must (the schema, the feedback).
+    ///
+    /// ```
+    /// use rectify_loop::Task;
+    /// use rectify_provider::Message;
+    ///
+    /// let task = Task::from_messages([
+    ///     Message::system("You extract invoices."),
+    ///     Message::user("Invoice 7: 3 pens at 2 EUR."),
+    ///     Message::assistant("Noted."),
+    ///     Message::user("Now as JSON, please."),
+    /// ]);
+    /// assert_eq!(task.prompt(), "Now as JSON, please.");
+    /// assert_eq!(task.history().len(), 2);
+    /// ```
+    pub fn from_messages(messages: impl IntoIterator<Item = Message>) -> Task {
+        let mut messages: Vec<Message> = messages.into_iter().collect();
+        let leading = messages
+            .iter()
+            .take_while(|m| m.role == Role::System)
+            .count();
+        let system: Vec<Message> = messages.drain(..leading).collect();
+        let prompt = match messages.last() {
+            Some(last) if last.role == Role::User => messages.pop().map(|m| m.content),
+            _ => None,
+        };
+        let mut task = Task::new(prompt.unwrap_or_default());
+        if !system.is_empty() {
+            let text: Vec<String> = system.into_iter().map(|m| m.content).collect();
+            task.system = Some(text.join("\n\n"));
+        }
+        task.history = messages;
+        task
     }
 
     /// A task whose answer must deserialize into `T`; the schema comes from the type.
@@ -139,6 +182,16 @@ impl Task {
     /// The prompt.
     pub fn prompt(&self) -> &str {
         &self.prompt
+    }
+
+    /// The system prompt, if one was set.
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.system.as_deref()
+    }
+
+    /// The messages sent before the prompt (see [`Task::from_messages`]).
+    pub fn history(&self) -> &[Message] {
+        &self.history
     }
 
     /// The step name (empty when none was set).

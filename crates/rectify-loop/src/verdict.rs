@@ -120,8 +120,10 @@ fn finding(level: FindingLevel, text: &str) -> Finding {
 pub fn verdict_diagnostics(verdict: &Verdict) -> Vec<Diagnostic> {
     let (findings, failed) = match verdict {
         Verdict::Pass => return Vec::new(),
-        Verdict::Warn { findings } => (findings, false),
-        Verdict::Fail { findings } => (findings, true),
+        Verdict::Warn { findings } => (findings.as_slice(), false),
+        Verdict::Fail { findings } => (findings.as_slice(), true),
+        // A verdict this version does not know counts as FAIL, as a missing one does.
+        _ => (&[][..], true),
     };
     let mut out: Vec<Diagnostic> = findings.iter().filter_map(diagnostic).collect();
     if failed && !out.iter().any(Diagnostic::is_error) {

@@ -88,6 +88,23 @@ pub enum ErrorKind {
         /// What happened.
         message: String,
     },
+    /// The server rejected a request parameter it does not support (a 400, 422 or 500 whose
+    /// body names it). Sending the same request again would fail the same way, so it is not
+    /// retried; the OpenAI-compatible backend answers a rejected `response_format` by falling
+    /// back to a weaker one.
+    Unsupported {
+        /// The status code.
+        status: u16,
+        /// The parameter the body names, such as `response_format`.
+        parameter: String,
+        /// The start of the response body, secrets redacted.
+        body: String,
+    },
+    /// A provider made from the caller's own function returned an error.
+    Function {
+        /// The error, as the function's error displays it.
+        message: String,
+    },
 }
 
 impl ErrorKind {
@@ -106,7 +123,9 @@ impl ErrorKind {
             | ErrorKind::InvalidResponse { .. }
             | ErrorKind::Config { .. }
             | ErrorKind::Spawn { .. }
-            | ErrorKind::Replay { .. } => false,
+            | ErrorKind::Replay { .. }
+            | ErrorKind::Unsupported { .. }
+            | ErrorKind::Function { .. } => false,
         }
     }
 
@@ -154,6 +173,16 @@ impl fmt::Display for ErrorKind {
                 f.write_str(&tail(stderr_tail))
             }
             ErrorKind::Replay { message } => write!(f, "replay: {message}"),
+            ErrorKind::Unsupported {
+                status,
+                parameter,
+                body,
+            } => write!(
+                f,
+                "the server rejected `{parameter}` (http status {status}){}",
+                tail(body)
+            ),
+            ErrorKind::Function { message } => write!(f, "the provider function failed: {message}"),
         }
     }
 }

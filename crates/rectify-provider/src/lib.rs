@@ -31,6 +31,7 @@
 //!                 latency: Duration::ZERO,
 //!                 transport_retries: 0,
 //!                 raw: String::new(),
+//!                 notices: Vec::new(),
 //!             })
 //!         })
 //!     }
@@ -46,6 +47,7 @@
 
 mod capabilities;
 mod error;
+mod function;
 mod pricing;
 mod provider;
 mod request;
@@ -53,6 +55,7 @@ mod response;
 pub mod retry;
 mod secret;
 pub mod spec;
+mod structured;
 
 #[cfg(feature = "http")]
 mod http;
@@ -68,6 +71,7 @@ pub mod replay;
 
 pub use capabilities::Capabilities;
 pub use error::{ErrorKind, ProviderError, is_retryable_status};
+pub use function::{FnProvider, from_fn};
 #[cfg(feature = "http")]
 pub use http::HttpOptions;
 pub use pricing::{ModelPrice, Pricing};
@@ -75,3 +79,4 @@ pub use provider::{BoxFuture, CompletionFuture, Provider};
 pub use request::{Message, Request, Role};
 pub use response::{FinishReason, Response, Usage};
 pub use secret::{ApiKey, redact_secret};
+pub use structured::StructuredOutput;

@@ -95,6 +95,12 @@ pub struct Request {
     /// For agents: the tools the agent may use.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_tools: Vec<String>,
+    /// The feedback on the previous answer, when this request is a re-ask (the loop also puts
+    /// it in `messages`, placed as the feedback mode says). For providers that take the
+    /// problems apart from the prompt, such as a function wrapping the caller's own agent.
+    /// Not serialized: it is already in the messages, and recordings stay comparable.
+    #[serde(skip)]
+    pub feedback: Option<String>,
 }
 
 impl Request {

@@ -66,6 +66,11 @@ pub struct Response {
     /// The raw response body (HTTP body or the command's stdout), secrets redacted.
     #[serde(default)]
     pub raw: String,
+    /// Things the provider changed about how it is called, worth keeping in the attempt
+    /// ledger (for example a structured-output mode the server rejected and the one used
+    /// instead). Usually empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 impl Response {

@@ -251,3 +251,108 @@ async fn a_missing_key_for_the_openai_api_is_a_config_error() {
     assert!(matches!(error.kind, ErrorKind::Config { .. }));
     assert!(error.to_string().contains("OPENAI_API_KEY"));
 }
+
+#[tokio::test]
+async fn a_rejected_json_schema_falls_back_to_json_object_once_and_for_good() {
+    let server = FakeServer::start([
+        Reply::llama_cpp_python_rejects_json_schema(),
+        Reply::openai_text("{\"a\":1}"),
+        Reply::openai_text("{\"a\":2}"),
+    ])
+    .await
+    .unwrap();
+    let (provider, sleeper) = openai(&server, RetryPolicy::default());
+    assert!(provider.capabilities().json_schema);
+    let schema = json!({"type": "object", "required": ["a"]});
+    let request = Request::new("give me a").with_schema(schema.clone());
+
+    let first = provider.complete(&request).await.unwrap();
+    assert_eq!(first.text, "{\"a\":1}");
+    assert_eq!(first.transport_retries, 0);
+    assert!(sleeper.delays().is_empty(), "the fallback does not wait");
+    assert_eq!(first.notices.len(), 1);
+    assert!(
+        first.notices[0]
+            .starts_with("the server rejected `response_format: json_schema` (http status 500: "),
+        "{}",
+        first.notices[0]
+    );
+    assert!(first.notices[0].ends_with("using `json_object` for the rest of the run"));
+    assert_eq!(provider.structured_output(), StructuredOutput::JsonObject);
+    assert!(!provider.capabilities().json_schema && provider.capabilities().json_mode);
+
+    let second = provider.complete(&request).await.unwrap();
+    assert_eq!(second.text, "{\"a\":2}");
+    assert!(second.notices.is_empty());
+
+    let sent: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().unwrap())
+        .collect();
+    assert_eq!(sent.len(), 3, "one rejected request, then one per call");
+    assert_eq!(sent[0]["response_format"]["type"], "json_schema");
+    assert_eq!(sent[1]["response_format"], json!({"type": "json_object"}));
+    assert_eq!(sent[2]["response_format"], json!({"type": "json_object"}));
+    // The schema the server would not take moves into the prompt of the fallback request.
+    let prompt = sent[1]["messages"][0]["content"].as_str().unwrap();
+    assert!(prompt.starts_with("give me a\n\nAnswer with JSON only, matching this JSON Schema:\n"));
+    assert!(prompt.contains(&schema.to_string()));
+}
+
+#[tokio::test]
+async fn a_rejected_json_object_falls_back_to_off_and_then_the_error_stands() {
+    let rejects = || {
+        Reply::json(
+            400,
+            &json!({"error": {"message": "unknown field response_format"}}),
+        )
+    };
+    let server = FakeServer::start([rejects(), Reply::openai_text("{}"), Reply::error(400)])
+        .await
+        .unwrap();
+    let (provider, _) = openai_with(&server, RetryPolicy::default(), |mut c| {
+        c.structured_output = StructuredOutput::JsonObject;
+        c
+    });
+    let request = Request::new("x").with_schema(json!({"type": "object"}));
+    let response = provider.complete(&request).await.unwrap();
+    assert!(response.notices[0].contains("`response_format: json_object`"));
+    assert!(response.notices[0].ends_with("using `off` for the rest of the run"));
+    assert_eq!(provider.structured_output(), StructuredOutput::Off);
+    assert!(
+        server.requests()[1]
+            .json()
+            .unwrap()
+            .get("response_format")
+            .is_none()
+    );
+    // A 400 that does not name `response_format` is an ordinary fatal error.
+    let error = provider.complete(&request).await.unwrap_err();
+    assert!(
+        matches!(error.kind, ErrorKind::Http { status: 400, .. }),
+        "{error}"
+    );
+    assert_eq!(server.request_count(), 3);
+}
+
+#[tokio::test]
+async fn a_server_rejecting_response_format_when_none_was_sent_fails_without_retrying() {
+    let server = FakeServer::start([Reply::llama_cpp_python_rejects_json_schema()])
+        .await
+        .unwrap();
+    let (provider, sleeper) = openai_with(&server, RetryPolicy::default(), |mut c| {
+        c.structured_output = StructuredOutput::Off;
+        c
+    });
+    let error = provider
+        .complete(&Request::new("x").with_schema(json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error.kind, ErrorKind::Unsupported { status: 500, ref parameter, .. } if parameter == "response_format"),
+        "{error}"
+    );
+    assert_eq!(server.request_count(), 1);
+    assert!(sleeper.delays().is_empty());
+}

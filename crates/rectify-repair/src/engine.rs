@@ -9,7 +9,7 @@ use crate::locate::Locator;
 use crate::log::Log;
 use crate::parser::{Fatal, parse_region};
 use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 use crate::select::{Choice, choose, is_empty, record_choice};
 use crate::{RepairOptions, Repaired, coerce, strict, yaml};
 
@@ -86,7 +86,7 @@ fn has_duplicate_keys(text: &str, options: &RepairOptions) -> bool {
         && lenient(text, options.max_depth)
             .repairs
             .rules()
-            .any(|r| r == Rule::DuplicateKey)
+            .any(|r| r == RepairRule::DuplicateKey)
 }
 
 /// The lenient parser over the whole text, from its first non-blank byte.
@@ -120,7 +120,7 @@ pub(crate) fn invalid_utf8(
     let lead = String::from_utf8_lossy(bytes.get(..valid_up_to).unwrap_or_default());
     let span = Locator::new(text).span(lead.len(), lead.len() + 3);
     let repair = Repair::new(
-        Rule::InvalidUtf8.code(),
+        RepairRule::InvalidUtf8.code(),
         Location::from_span(span),
         format!("0x{:02x}", bytes.get(valid_up_to).copied().unwrap_or(0)),
         "\u{fffd}",
@@ -189,7 +189,7 @@ fn read_region(
                 .map(|i| at + i);
             found
                 .raw
-                .dropped(Rule::Prose, text, at, next.unwrap_or(region.end));
+                .dropped(RepairRule::Prose, text, at, next.unwrap_or(region.end));
             return next;
         }
     }
@@ -212,7 +212,7 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
     let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
     found
         .raw
-        .outside(Rule::EscapedDocument, start, start + body.len());
+        .outside(RepairRule::EscapedDocument, start, start + body.len());
     let mut payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
     found.truncated |= payload.truncated;
     payload.repairs.relocate(start, start + body.len());
@@ -228,9 +228,9 @@ fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut F
 /// (`first_solid` is where the text's first non-blank character is).
 pub(crate) fn region_repair(log: &mut Log, text: &str, region: &Region, first_solid: usize) {
     match &region.fence {
-        Some(_) => log.outside(Rule::CodeFence, region.start, region.end),
+        Some(_) => log.outside(RepairRule::CodeFence, region.start, region.end),
         None if region.start > first_solid => {
-            log.dropped(Rule::Prose, text, first_solid, region.start);
+            log.dropped(RepairRule::Prose, text, first_solid, region.start);
         }
         None => {}
     }

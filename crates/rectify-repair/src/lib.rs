@@ -74,7 +74,7 @@ mod yaml;
 
 pub use options::RepairOptions;
 pub use repaired::{Repaired, RepairedText, Repairs};
-pub use rules::Rule;
+pub use rules::RepairRule;
 
 /// Repairs `text` into a value. Never fails: problems are diagnostics in the result.
 pub fn repair(text: &str, options: &RepairOptions) -> Repaired {
@@ -151,7 +151,11 @@ pub mod testing {
     /// returns the first value and the codes of the repairs it made.
     pub fn parse_lenient(text: &str) -> (Option<Value>, Vec<&'static str>) {
         let payload = crate::engine::lenient(text, 128);
-        let codes = payload.repairs.rules().map(crate::Rule::code).collect();
+        let codes = payload
+            .repairs
+            .rules()
+            .map(crate::RepairRule::code)
+            .collect();
         (payload.values.into_iter().next().map(|(v, _, _)| v), codes)
     }
 

@@ -5,7 +5,7 @@
 use rectify_core::{Location, Repair, Span, pointer_to_path};
 
 use crate::locate::Locator;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// A range of [`Log::text`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,7 +17,7 @@ struct Slot {
 /// One recorded repair: `span` holds byte offsets, and line and column once located.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RawRepair {
-    pub rule: Rule,
+    pub rule: RepairRule,
     pub span: Span,
     pointer: Slot,
     before: Slot,
@@ -36,7 +36,7 @@ impl Log {
     /// Records a repair of the source bytes `start..end`; `pointer` writes its JSON Pointer.
     pub fn push(
         &mut self,
-        rule: Rule,
+        rule: RepairRule,
         (start, end): (usize, usize),
         pointer: impl FnOnce(&mut String),
         before: &str,
@@ -63,13 +63,13 @@ impl Log {
     }
 
     /// A repair of the text around the value (a code fence, prose): no pointer, no snippets.
-    pub fn outside(&mut self, rule: Rule, start: usize, end: usize) {
+    pub fn outside(&mut self, rule: RepairRule, start: usize, end: usize) {
         self.push(rule, (start, end), |_| {}, "", "");
     }
 
     /// A repair that drops the text `start..end` around the value (prose): no pointer, the
     /// dropped text as its snippet.
-    pub fn dropped(&mut self, rule: Rule, text: &str, start: usize, end: usize) {
+    pub fn dropped(&mut self, rule: RepairRule, text: &str, start: usize, end: usize) {
         let before = text.get(start..end).unwrap_or("").trim_end();
         self.push(rule, (start, end), |_| {}, before, "");
     }
@@ -117,7 +117,7 @@ impl Log {
     }
 
     /// The rules of the repairs, in order.
-    pub fn rules(&self) -> impl ExactSizeIterator<Item = Rule> + '_ {
+    pub fn rules(&self) -> impl ExactSizeIterator<Item = RepairRule> + '_ {
         self.entries.iter().map(|r| r.rule)
     }
 
@@ -249,17 +249,23 @@ mod tests {
     #[test]
     fn extended_logs_keep_their_snippets() {
         let mut a = Log::default();
-        a.push(Rule::TrailingComma, (1, 2), |p| p.push_str("/a"), ",", "");
+        a.push(
+            RepairRule::TrailingComma,
+            (1, 2),
+            |p| p.push_str("/a"),
+            ",",
+            "",
+        );
         let mut b = Log::default();
         b.push(
-            Rule::SingleQuotes,
+            RepairRule::SingleQuotes,
             (5, 6),
             |p| p.push_str("/b/0"),
             "'x'",
             "\"x\"",
         );
         a.extend(b);
-        a.outside(Rule::Prose, 9, 12);
+        a.outside(RepairRule::Prose, 9, 12);
         let built = a.into_repairs(&Locator::new("0123456789abc"));
         let got: Vec<(&str, &str, &str, &str, usize)> = built
             .iter()

@@ -1,15 +1,15 @@
 //! Rule `json.number_format` (and `json.leading_zeros`): numbers written the way people and
 //! other languages write them, turned into JSON number text.
 
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// Rewrites a loose number such as `.5`, `1.`, `+1`, `1e`, `1_000` or `007` as JSON number
 /// text, with the rule that applies; `None` when the word is not a number at all.
-pub(crate) fn normalize_number(word: &str) -> Option<(String, Rule)> {
+pub(crate) fn normalize_number(word: &str) -> Option<(String, RepairRule)> {
     if word.len() > 1024 {
         return None;
     }
-    let mut rule = Rule::NumberFormat;
+    let mut rule = RepairRule::NumberFormat;
     let mut s: String = if word.contains('_') {
         underscores_removed(word)?
     } else {
@@ -41,7 +41,7 @@ pub(crate) fn normalize_number(word: &str) -> Option<(String, Rule)> {
         if int.is_empty() {
             int = "0";
         }
-        rule = Rule::LeadingZeros;
+        rule = RepairRule::LeadingZeros;
     }
     let mut out = format!("{sign}{int}");
     if let Some(f) = frac {
@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(n("1_234.5_6").as_deref(), Some("1234.56"));
         assert_eq!(
             normalize_number("007"),
-            Some(("7".to_owned(), Rule::LeadingZeros))
+            Some(("7".to_owned(), RepairRule::LeadingZeros))
         );
     }
 

@@ -3,7 +3,7 @@
 use rectify_core::{Applicability, Diagnostic, Location, Repair};
 
 use crate::locate::Locator;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
 
 /// Applies the safety policy: in strict mode every repair is an error, otherwise unsafe
@@ -26,7 +26,7 @@ pub(crate) fn refusals(repairs: &[Repair], options: &RepairOptions) -> Vec<Diagn
 }
 
 /// True when the options do not allow a repair by `rule`.
-pub(crate) fn refused(rule: Rule, options: &RepairOptions) -> bool {
+pub(crate) fn refused(rule: RepairRule, options: &RepairOptions) -> bool {
     refuses(rule.applicability(), options)
 }
 

@@ -9,30 +9,30 @@ macro_rules! rules {
         /// code of one of these.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
-        pub enum Rule {
+        pub enum RepairRule {
             $(
                 #[doc = $summary]
                 $variant,
             )*
         }
 
-        impl Rule {
+        impl RepairRule {
             /// Every rule, in catalogue order.
-            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+            pub const ALL: &'static [RepairRule] = &[$(RepairRule::$variant),*];
 
             /// The stable code, such as `json.trailing_comma`.
             pub fn code(self) -> &'static str {
-                match self { $(Rule::$variant => $code,)* }
+                match self { $(RepairRule::$variant => $code,)* }
             }
 
             /// Whether the rule can change the meaning the model intended.
             pub fn applicability(self) -> Applicability {
-                match self { $(Rule::$variant => Applicability::$safety,)* }
+                match self { $(RepairRule::$variant => Applicability::$safety,)* }
             }
 
             /// One line saying what the rule does.
             pub fn summary(self) -> &'static str {
-                match self { $(Rule::$variant => $summary,)* }
+                match self { $(RepairRule::$variant => $summary,)* }
             }
         }
     };
@@ -104,10 +104,10 @@ rules! {
     YamlColonValue => "yaml.colon_in_value", Safe, "Quotes a plain value that contains `: `.";
 }
 
-impl Rule {
+impl RepairRule {
     /// The rule with this code, if any.
-    pub fn from_code(code: &str) -> Option<Rule> {
-        Rule::ALL.iter().copied().find(|r| r.code() == code)
+    pub fn from_code(code: &str) -> Option<RepairRule> {
+        RepairRule::ALL.iter().copied().find(|r| r.code() == code)
     }
 }
 
@@ -118,10 +118,10 @@ mod tests {
     #[test]
     fn codes_are_unique_and_round_trip() {
         let mut seen = std::collections::HashSet::new();
-        for rule in Rule::ALL {
+        for rule in RepairRule::ALL {
             assert!(seen.insert(rule.code()), "duplicate {}", rule.code());
-            assert_eq!(Rule::from_code(rule.code()), Some(*rule));
+            assert_eq!(RepairRule::from_code(rule.code()), Some(*rule));
         }
-        assert_eq!(Rule::from_code("nope"), None);
+        assert_eq!(RepairRule::from_code("nope"), None);
     }
 }

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::log::Log;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// How several candidates are turned into one value.
 #[derive(Debug, PartialEq)]
@@ -37,12 +37,12 @@ pub(crate) fn record_choice(
     let mut dropped = false;
     for (i, &(start, end)) in spans.iter().enumerate() {
         if !kept(i) && !empty(i) {
-            log.dropped(Rule::MultipleValues, text, start, end);
+            log.dropped(RepairRule::MultipleValues, text, start, end);
             dropped = true;
         }
     }
     if !dropped {
-        log.outside(Rule::MultipleValues, 0, 0);
+        log.outside(RepairRule::MultipleValues, 0, 0);
     }
 }
 

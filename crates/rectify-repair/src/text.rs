@@ -17,7 +17,7 @@ use crate::locate::Locator;
 use crate::log::Log;
 use crate::parser::{Fatal, Payload, TextSink, parse_region_with};
 use crate::policy::{no_payload, refusals, refused, truncated, unrecorded};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 use crate::select::{Choice, choose_texts, is_empty_text, record_choice};
 use crate::{RepairOptions, RepairedText, Repairs};
 
@@ -130,7 +130,7 @@ fn read_region(
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.dropped(Rule::Prose, text, at, region.end);
+                found.raw.dropped(RepairRule::Prose, text, at, region.end);
             }
             return Some(());
         }
@@ -181,7 +181,10 @@ fn clean_value(
 fn is_clean(payload: &Payload<()>) -> bool {
     !payload.bailed
         && payload.fatal.is_none()
-        && payload.repairs.rules().all(|r| r == Rule::DuplicateKey)
+        && payload
+            .repairs
+            .rules()
+            .all(|r| r == RepairRule::DuplicateKey)
         && payload.unrecorded == 0
         && payload.values.len() == 1
 }

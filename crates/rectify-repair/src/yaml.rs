@@ -12,7 +12,7 @@ use rectify_parse::{Limits, read};
 use serde_json::Value;
 
 use crate::extract::regions;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
 
 /// The YAML payload of `text`, when the options or a fence say it is YAML.
@@ -73,7 +73,7 @@ fn fence(doc: &Document, text: &str, start: usize, end: usize) -> Option<Repair>
     (start > 0 || end < text.len()).then(|| {
         repair(
             doc,
-            Rule::CodeFence,
+            RepairRule::CodeFence,
             start,
             start,
             String::new(),
@@ -115,7 +115,7 @@ pub(crate) fn run(text: &str, (start, end): (usize, usize), options: &RepairOpti
 
 fn repair(
     doc: &Document,
-    rule: Rule,
+    rule: RepairRule,
     start: usize,
     end: usize,
     before: String,
@@ -167,7 +167,7 @@ fn fix_line(doc: &Document, line: &str, at: usize, repairs: &mut Vec<Repair>) ->
         out.push_str(&indent.replace('\t', "  "));
         repairs.push(repair(
             doc,
-            Rule::YamlTabs,
+            RepairRule::YamlTabs,
             at,
             at + tabs,
             "\\t".into(),
@@ -183,7 +183,7 @@ fn fix_line(doc: &Document, line: &str, at: usize, repairs: &mut Vec<Repair>) ->
             let value_at = at + tabs + key.len();
             repairs.push(repair(
                 doc,
-                Rule::YamlColonValue,
+                RepairRule::YamlColonValue,
                 value_at,
                 value_at + value.len(),
                 value.to_owned(),

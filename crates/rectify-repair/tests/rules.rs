@@ -5,11 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rectify_core::Applicability;
-use rectify_repair::{RepairOptions, Rule, repair};
+use rectify_repair::{RepairOptions, RepairRule, repair};
 use serde_json::Value;
 
 struct Fixture {
-    rule: Rule,
+    rule: RepairRule,
     input: String,
     schema: Option<Value>,
     expected: Value,
@@ -23,7 +23,7 @@ fn fixtures() -> Vec<Fixture> {
             let v: Value = serde_json::from_str(line).unwrap();
             let code = v["rule"].as_str().unwrap();
             Fixture {
-                rule: Rule::from_code(code).unwrap_or_else(|| panic!("unknown rule {code}")),
+                rule: RepairRule::from_code(code).unwrap_or_else(|| panic!("unknown rule {code}")),
                 input: v["input"].as_str().unwrap().to_owned(),
                 schema: v.get("schema").cloned(),
                 expected: v["expected"].clone(),
@@ -98,8 +98,8 @@ fn strict_mode_turns_every_needed_repair_into_an_error() {
 
 #[test]
 fn every_rule_but_invalid_utf8_has_a_fixture() {
-    let covered: Vec<Rule> = fixtures().iter().map(|f| f.rule).collect();
-    let missing: Vec<&str> = Rule::ALL
+    let covered: Vec<RepairRule> = fixtures().iter().map(|f| f.rule).collect();
+    let missing: Vec<&str> = RepairRule::ALL
         .iter()
         .filter(|r| !covered.contains(r))
         .filter(|r| r.code() != "text.invalid_utf8")
@@ -162,7 +162,7 @@ fn schema_picks_the_fitting_candidate() {
 #[test]
 fn every_rule_is_documented_with_its_safety() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
-    for rule in Rule::ALL {
+    for rule in RepairRule::ALL {
         let path = dir.join(format!("{}.md", rule.code()));
         let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         let safety = match rule.applicability() {

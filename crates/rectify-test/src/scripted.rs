@@ -151,6 +151,7 @@ impl ScriptedProvider {
             latency: Duration::ZERO,
             transport_retries: 0,
             raw: String::new(),
+            notices: Vec::new(),
         }
     }
 

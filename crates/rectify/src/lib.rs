@@ -1,12 +1,33 @@
 //! rectify validates, repairs and retries the structured output of language models and agents.
 //!
-//! This facade re-exports the pieces a program needs:
+//! The front door is a [`Client`]: one call that asks a model, repairs and checks its answer,
+//! feeds the problems back and asks again, and returns your type or an [`Error`] that says
+//! why there is none:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), rectify::Error> {
+//! #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+//! struct Invoice { number: String, total: f64 }
+//!
+//! let invoice: Invoice = rectify::Client::from_env()?
+//!     .extract("Invoice INV-7 comes to 12.50 EUR.")
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! [`Client::from_env`] picks the provider as the `rectify` command does (`RECTIFY_PROVIDER`,
+//! else `OPENAI_*`, else `ANTHROPIC_API_KEY`, else the embedded model with the `local`
+//! feature). Any model can stand behind it: [`provider::from_fn`] turns your own async
+//! function (your client, your agent) into a provider that receives each request with its
+//! feedback. [`blocking::Client`] is the same for programs without an async runtime, and
+//! [`Client::run`] returns the whole [`Outcome`] with its attempt ledger.
+//!
+//! Without the default features (`rectify = { default-features = false }`) only checking
+//! and repair remain, with no async runtime, HTTP client or llama.cpp:
 //!
 //! - reading text into a [`Document`] with source spans ([`parse`]),
 //! - deterministic extraction and repair of model output ([`repair`]),
-//! - checks that produce [`Diagnostic`]s: JSON Schema, Rust types, rules files ([`check`]),
-//! - the validate → repair → feedback → retry loop over any model provider ([`engine`],
-//!   [`provider`]).
+//! - checks that produce [`Diagnostic`]s: JSON Schema, Rust types, rules files ([`check`]).
 //!
 //! Checking a model's answer against a Rust type, the Zod-like entry point:
 //!
@@ -30,6 +51,19 @@
 //! assert_eq!(d.location.path, "phaseId");
 //! assert_eq!(d.location.span.unwrap().line, 1);
 //! ```
+//!
+//! Features: `openai`, `anthropic`, `command`, `replay` (on by default, each a provider
+//! backend, each turning on `engine`); `engine` (the loop, [`Client`], [`blocking`],
+//! function providers; brings tokio); `local` (the embedded model, off by default).
+
+#[cfg(feature = "engine")]
+pub mod blocking;
+#[cfg(feature = "engine")]
+mod build;
+#[cfg(feature = "engine")]
+mod client;
+#[cfg(feature = "engine")]
+mod error;
 
 pub use rectify_check as check;
 pub use rectify_check::{check_as, check_value_as};
@@ -37,11 +71,30 @@ pub use rectify_core::{
     Applicability, Diagnostic, Document, Finding, FindingLevel, Format, Location, Repair, Report,
     Severity, Span, Verdict,
 };
-pub use rectify_loop as engine;
-pub use rectify_loop::{Engine, Outcome, Task, validate_with_retry, validate_with_retry_typed};
 pub use rectify_parse as parse;
-pub use rectify_provider as provider;
 pub use rectify_repair as repair;
+
+#[cfg(feature = "engine")]
+pub use build::{LocalOptions, provider_from_spec, provider_from_spec_with};
+#[cfg(feature = "engine")]
+pub use client::{Client, Prompt};
+#[cfg(feature = "engine")]
+pub use error::{Error, Exhausted};
+#[cfg(feature = "local")]
+pub use rectify_local as local;
+#[cfg(feature = "engine")]
+pub use rectify_loop as engine;
+#[cfg(feature = "engine")]
+pub use rectify_loop::{
+    Budget, Engine, FeedbackMode, Ledger, Outcome, Task, validate_with_retry,
+    validate_with_retry_typed,
+};
+#[cfg(feature = "engine")]
+pub use rectify_provider as provider;
+#[cfg(feature = "engine")]
+pub use rectify_provider::spec::{ProviderKind, ProviderSpec};
+#[cfg(feature = "engine")]
+pub use rectify_provider::{Message, Provider};
 
 /// Reads `text` as `format` with the default limits.
 pub fn read_str(text: &str, format: Format) -> parse::Parsed {

@@ -18,7 +18,34 @@ use serde_json::Value;
 
 use crate::ConfigError;
 
-pub use jsonschema::Draft;
+/// A JSON Schema draft (rectify's own type, so that the `jsonschema` crate, which is not yet
+/// 1.0, stays out of the public API).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Draft {
+    /// Draft 4.
+    Draft4,
+    /// Draft 6.
+    Draft6,
+    /// Draft 7.
+    Draft7,
+    /// Draft 2019-09.
+    Draft201909,
+    /// Draft 2020-12 (the default).
+    Draft202012,
+}
+
+impl Draft {
+    fn of(draft: jsonschema::Draft) -> Draft {
+        match draft {
+            jsonschema::Draft::Draft4 => Draft::Draft4,
+            jsonschema::Draft::Draft6 => Draft::Draft6,
+            jsonschema::Draft::Draft7 => Draft::Draft7,
+            jsonschema::Draft::Draft201909 => Draft::Draft201909,
+            _ => Draft::Draft202012,
+        }
+    }
+}
 
 /// A JSON Schema compiled once and reused for any number of documents.
 ///
@@ -85,7 +112,7 @@ impl CompiledSchema {
 
     /// The draft the schema was compiled for.
     pub fn draft(&self) -> Draft {
-        self.validator.draft()
+        Draft::of(self.validator.draft())
     }
 
     /// True when `value` satisfies the schema (no diagnostics are built).

@@ -2,36 +2,13 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use rectify_loop::FeedbackMode;
+use rectify_provider::StructuredOutput;
 use rectify_provider::spec::ProviderKind;
 
 use super::{Output, RefArg, parse_ref};
-
-/// How feedback reaches the model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum FeedbackArg {
-    /// The bad answer as an assistant turn, then the feedback as a user turn.
-    #[default]
-    Append,
-    /// A `## PREVIOUS VALIDATION FAILED` block before the prompt.
-    Prefix,
-    /// `Feedback: ...` after the prompt.
-    Suffix,
-    /// The prompt again plus the feedback, without the bad answer.
-    Fresh,
-}
-
-impl From<FeedbackArg> for FeedbackMode {
-    fn from(arg: FeedbackArg) -> FeedbackMode {
-        match arg {
-            FeedbackArg::Append => FeedbackMode::Append,
-            FeedbackArg::Prefix => FeedbackMode::Prefix,
-            FeedbackArg::Suffix => FeedbackMode::Suffix,
-            FeedbackArg::Fresh => FeedbackMode::Fresh,
-        }
-    }
-}
 
 /// Arguments of `rectify ask`.
 #[derive(Debug, Args)]
@@ -74,6 +51,17 @@ pub struct AskArgs {
     /// is 512).
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u32>,
+    /// How an OpenAI-compatible server is asked for JSON: `json_schema` (the schema itself),
+    /// `json_object` (any JSON; for servers such as llama-cpp-python's) or `off`. A server
+    /// that rejects the mode gets the next weaker one for the rest of the run, noted in the
+    /// ledger.
+    #[arg(
+        long,
+        env = "RECTIFY_STRUCTURED_OUTPUT",
+        value_name = "json_schema|json_object|off",
+        value_parser = structured_output_parser()
+    )]
+    pub structured_output: Option<StructuredOutput>,
     /// The cassette to answer from with `--provider replay`.
     #[arg(long, value_name = "FILE")]
     pub cassette: Option<PathBuf>,
@@ -83,8 +71,8 @@ pub struct AskArgs {
     /// How feedback on a failed answer reaches the model [default: `fresh` with the embedded
     /// model, which copies its own bad answer back when it stays in the prompt; `append`
     /// with every other provider].
-    #[arg(long, value_enum)]
-    pub feedback: Option<FeedbackArg>,
+    #[arg(long, value_parser = feedback_parser())]
+    pub feedback: Option<FeedbackMode>,
     /// Lowest sampling temperature of re-asks (a model asked again the same way tends to
     /// repeat its answer); `keep` re-asks at the first attempt's temperature.
     #[arg(long, value_name = "T|keep", default_value = "0.7", value_parser = parse_retry_temperature)]
@@ -108,6 +96,18 @@ pub struct AskArgs {
 /// that workflow files use too.
 fn parse_kind(text: &str) -> Result<ProviderKind, String> {
     text.parse()
+}
+
+/// `--feedback`: the loop's own modes and names.
+fn feedback_parser() -> impl TypedValueParser<Value = FeedbackMode> {
+    PossibleValuesParser::new(FeedbackMode::ALL.map(FeedbackMode::as_str))
+        .try_map(|text| text.parse::<FeedbackMode>())
+}
+
+/// `--structured-output`: the provider crate's own modes and names.
+fn structured_output_parser() -> impl TypedValueParser<Value = StructuredOutput> {
+    PossibleValuesParser::new(StructuredOutput::ALL.map(StructuredOutput::as_str))
+        .try_map(|text| text.parse::<StructuredOutput>())
 }
 
 /// The value of `--retry-temperature`: a floor, or `keep`.

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
-use rectify_local::{FetchEvent, LocalOptions, LocalProvider};
+use rectify_local::{FetchEvent, LocalOptions};
 use rectify_loop::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
-use rectify_provider::spec::{ProviderKind, ProviderSpec};
+use rectify_provider::spec::{ProviderChoice, ProviderKind};
 use rectify_provider::{Provider, Request};
 use serde_json::Value;
 
@@ -19,17 +19,14 @@ use crate::printer::human::HumanPrinter;
 use crate::printer::json::print;
 use crate::{config, input};
 
-/// The model used with `--provider openai` when none is given.
-const OPENAI_MODEL: &str = "gpt-4o-mini";
-/// The model used with `--provider anthropic` when none is given.
-const ANTHROPIC_MODEL: &str = "claude-3-5-haiku-latest";
-
 /// Runs `rectify ask`.
 pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     let limits = Limits::default();
     let task = task(args, &limits)?;
     let (provider, kind) = provider(args)?;
-    let feedback = args.feedback.map_or(default_feedback(kind), Into::into);
+    let feedback = args
+        .feedback
+        .unwrap_or_else(|| FeedbackMode::default_for(kind));
     let mut engine = Engine::from_arc(provider)
         .max_attempts(args.max_attempts)
         .feedback(feedback)
@@ -43,6 +40,8 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     if std::io::stderr().is_terminal() {
         let max = args.max_attempts;
         engine = engine.sink(Arc::new(move |event: &Event| progress(event, max)));
+    } else {
+        engine = engine.sink(Arc::new(notices));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -83,32 +82,29 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     Ok(task)
 }
 
-/// Without `--feedback`: `fresh` for the embedded model (measured on Gemma 3 270M: with its
-/// bad answer left in the prompt it wrote the same answer again), `append` otherwise.
-fn default_feedback(kind: ProviderKind) -> FeedbackMode {
-    match kind {
-        ProviderKind::Local => FeedbackMode::Fresh,
-        _ => FeedbackMode::Append,
-    }
-}
-
-/// The provider the flags and the environment ask for, and its kind: built from the same
-/// [`ProviderSpec`] workflow files use (the embedded model, which lives above the provider
-/// crate, is built here).
+/// The provider the flags and the environment ask for, and its kind, chosen and built by
+/// the library (`ProviderChoice`, `rectify::provider_from_spec_with`): the rules and default
+/// models are the ones `rectify::Client::from_env` uses. The checks here only add hints.
 fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
-    let kind = match args.provider {
-        Some(kind) => kind,
-        None => default_kind(args),
-    };
-    if kind != ProviderKind::Command && !args.agent.is_empty() {
+    if args
+        .provider
+        .is_some_and(|kind| kind != ProviderKind::Command)
+        && !args.agent.is_empty()
+    {
         return Err(with_hint(
             "an agent command after `--` needs `--provider command`",
             "drop `--provider` (the agent is then used) or remove the command",
         ));
     }
-    let spec = spec(args, kind);
-    let provider: Arc<dyn Provider> = match kind {
-        ProviderKind::Local => Arc::new(local(args)?),
+    let mut choice = ProviderChoice::default();
+    choice.kind = args.provider;
+    choice.model.clone_from(&args.model);
+    choice.base_url.clone_from(&args.base_url);
+    choice.command.clone_from(&args.agent);
+    choice.cassette.clone_from(&args.cassette);
+    choice.structured_output = args.structured_output;
+    let spec = choice.resolve()?;
+    match spec.kind {
         ProviderKind::Command if args.agent.is_empty() => {
             return Err(with_hint(
                 "`--provider command` needs the agent command",
@@ -121,48 +117,21 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
                 "pass `--cassette FILE`",
             ));
         }
-        ProviderKind::OpenAi => spec
-            .build()
-            .map_err(|e| key_hint(e.into(), "OPENAI_API_KEY"))?,
-        ProviderKind::Anthropic => spec
-            .build()
-            .map_err(|e| key_hint(e.into(), "ANTHROPIC_API_KEY"))?,
-        _ => spec.build()?,
-    };
-    Ok((provider, kind))
-}
-
-/// The flags as a [`ProviderSpec`]; HTTP backends get their default model when none is given.
-fn spec(args: &AskArgs, kind: ProviderKind) -> ProviderSpec {
-    let mut spec = ProviderSpec::new(kind);
-    spec.model = match kind {
-        ProviderKind::OpenAi => Some(model(args, OPENAI_MODEL)),
-        ProviderKind::Anthropic => Some(model(args, ANTHROPIC_MODEL)),
-        _ => args.model.clone(),
-    };
-    spec.base_url.clone_from(&args.base_url);
-    spec.command.clone_from(&args.agent);
-    spec.cassette.clone_from(&args.cassette);
-    spec
-}
-
-/// Without `--provider`: the agent after `--`, else a configured API.
-fn default_kind(args: &AskArgs) -> ProviderKind {
-    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
-    if !args.agent.is_empty() {
-        ProviderKind::Command
-    } else if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") || args.base_url.is_some() {
-        ProviderKind::OpenAi
-    } else if set("ANTHROPIC_API_KEY") {
-        ProviderKind::Anthropic
-    } else {
-        ProviderKind::Local
+        _ => {}
     }
+    let provider = rectify::provider_from_spec_with(&spec, local_options(args)).map_err(|e| {
+        match spec.kind {
+            ProviderKind::OpenAi => key_hint(e.into(), "OPENAI_API_KEY"),
+            ProviderKind::Anthropic => key_hint(e.into(), "ANTHROPIC_API_KEY"),
+            _ => e.into(),
+        }
+    })?;
+    Ok((provider, spec.kind))
 }
 
-/// The embedded model: `--model-path`, else `RECTIFY_MODEL_PATH`, else the default model,
-/// fetched on first use with progress on stderr.
-fn local(args: &AskArgs) -> Result<LocalProvider> {
+/// Options of the embedded model: `--model-path` (else `RECTIFY_MODEL_PATH`, else the
+/// default model, fetched on first use with progress on stderr) and the token budget.
+fn local_options(args: &AskArgs) -> LocalOptions {
     let mut options = LocalOptions {
         model_path: args.model_path.clone(),
         progress: Some(Arc::new(fetch_progress)),
@@ -171,7 +140,7 @@ fn local(args: &AskArgs) -> Result<LocalProvider> {
     if let Some(tokens) = args.max_output_tokens {
         options.max_output_tokens = tokens;
     }
-    Ok(LocalProvider::from_env_or_default(options)?)
+    options
 }
 
 fn fetch_progress(event: FetchEvent) {
@@ -184,10 +153,6 @@ fn fetch_progress(event: FetchEvent) {
         FetchEvent::Ready { path } => stderr(&format!("model ready: {}", path.display())),
         _ => {}
     }
-}
-
-fn model(args: &AskArgs, default: &str) -> String {
-    args.model.clone().unwrap_or_else(|| default.to_owned())
 }
 
 fn with_hint(message: &str, hint: &str) -> anyhow::Error {
@@ -243,6 +208,13 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
                 ExitStatus::Provider
             })
         }
+        other => {
+            stderr(&format!(
+                "error: the run ended as `{}`, which this version does not know",
+                other.status()
+            ));
+            Ok(ExitStatus::Escalated)
+        }
     }
 }
 
@@ -281,30 +253,24 @@ fn progress(event: &Event, max: u32) {
             )
         }
         EventKind::ProviderError { error, .. } => format!("provider failed: {error}"),
+        EventKind::ProviderNotice { .. } => return notices(event),
         _ => return,
     };
     stderr(&line);
 }
 
+/// What a provider changed about how it is called (a structured-output mode its server
+/// rejected): shown whether or not stderr is a terminal.
+fn notices(event: &Event) {
+    if let EventKind::ProviderNotice {
+        provider, message, ..
+    } = &event.kind
+    {
+        stderr(&format!("warning: {provider}: {message}"));
+    }
+}
+
 /// Writes a line on stderr; a closed stderr is not worth failing over.
 fn stderr(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_embedded_model_gets_fresh_feedback_by_default() {
-        assert_eq!(default_feedback(ProviderKind::Local), FeedbackMode::Fresh);
-        for kind in [
-            ProviderKind::OpenAi,
-            ProviderKind::Anthropic,
-            ProviderKind::Command,
-            ProviderKind::Replay,
-        ] {
-            assert_eq!(default_feedback(kind), FeedbackMode::Append);
-        }
-    }
 }

@@ -405,3 +405,59 @@ fn the_embedded_model_answers_with_schema_valid_json() {
         "{attempt}"
     );
 }
+
+/// llama-cpp-python's server answers `response_format: json_schema` with a 500; the first
+/// call falls back to `json_object` (no attempt, no transport retry), the re-ask keeps it,
+/// and the ledger and stderr say so.
+#[test]
+fn a_server_rejecting_json_schema_gets_json_object_for_the_rest_of_the_run() {
+    let setup = Setup::new(vec![
+        Reply::llama_cpp_python_rejects_json_schema(),
+        Reply::openai_text(INVALID),
+        Reply::openai_text(VALID),
+    ]);
+    let out = run(&mut setup.ask(&["--output", "json"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "warning: openai:gpt-4o-mini: the server rejected `response_format: json_schema` (http status 500: "
+        ),
+        "{}",
+        out.stderr
+    );
+    let outcome: Value = serde_json::from_str(&out.stdout).unwrap();
+    let attempts = outcome["valid"]["ledger"]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    let notice = attempts[0]["notices"][0].as_str().unwrap();
+    assert!(
+        notice.ends_with("using `json_object` for the rest of the run"),
+        "{notice}"
+    );
+    assert!(attempts[1].get("notices").is_none());
+    let formats: Vec<Value> = setup
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.json().unwrap()["response_format"]["type"].clone())
+        .collect();
+    assert_eq!(formats, ["json_schema", "json_object", "json_object"]);
+    // After the fallback the schema is in the prompt of every request.
+    assert!(setup.messages(2)[0].1.contains("matching this JSON Schema"));
+}
+
+#[test]
+fn structured_output_can_be_chosen_by_flag_and_environment() {
+    let setup = Setup::new(vec![Reply::openai_text(VALID), Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--structured-output", "json_object"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run(setup.ask(&[]).env("RECTIFY_STRUCTURED_OUTPUT", "off"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let requests = setup.server.requests();
+    assert_eq!(
+        requests[0].json().unwrap()["response_format"],
+        json!({"type": "json_object"})
+    );
+    assert!(requests[1].json().unwrap().get("response_format").is_none());
+    let out = run(&mut setup.ask(&["--structured-output", "xml"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}

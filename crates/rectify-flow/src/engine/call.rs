@@ -246,6 +246,7 @@ fn replayed(call: CallRecord) -> Response {
         latency: std::time::Duration::ZERO,
         transport_retries: 0,
         raw: String::new(),
+        notices: Vec::new(),
     }
 }
 

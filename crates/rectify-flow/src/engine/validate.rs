@@ -77,7 +77,13 @@ impl Runner {
                             .map(|f| format!("{}: {}", validator.name(), f.text)),
                     );
                 }
-                Verdict::Fail { findings } => {
+                // FAIL, or a verdict this version does not know (counted as FAIL, as a
+                // missing one is).
+                other => {
+                    let findings = match other {
+                        Verdict::Fail { findings } => findings,
+                        _ => Vec::new(),
+                    };
                     record.verdict = Some("FAIL".to_owned());
                     record.diagnostics = findings_as_diagnostics(&validator.name(), &findings);
                     if record.validations < spec.max_validation_attempts {

@@ -99,7 +99,6 @@ impl<'a, T> Run<'a, T> {
     }
 
     async fn rung(&mut self, index: usize, rung: &Rung) -> RungEnd<T> {
-        let caps = rung.provider.capabilities();
         let max = rung
             .max_attempts
             .unwrap_or(self.engine.config.max_attempts)
@@ -108,7 +107,8 @@ impl<'a, T> Run<'a, T> {
             if let Some(limit) = self.spend.check(&self.engine.config.budget) {
                 return RungEnd::Budget(limit);
             }
-            let request = self.request(&caps);
+            // Asked each time: a provider may fall back to weaker structured output mid-run.
+            let request = self.request(&rung.provider.capabilities());
             let number = self.ledger.totals.attempts + 1;
             let provider = rung.provider.name();
             tracing::info!(attempt = number, provider, "attempt start");
@@ -159,6 +159,7 @@ impl<'a, T> Run<'a, T> {
         {
             request.temperature = Some(request.temperature.map_or(floor, |t| t.max(floor)));
         }
+        request.feedback = self.ledger.attempts.last().and_then(|a| a.feedback.clone());
         if let Some(left) = self.spend.remaining(&self.engine.config.budget) {
             request.timeout = Some(request.timeout.map_or(left, |t| t.min(left)));
         }
@@ -195,6 +196,7 @@ impl<'a, T> Run<'a, T> {
             latency: response.latency,
             transport_retries: response.transport_retries,
             feedback: None,
+            notices: response.notices,
         };
         if attempt.finish_reason == FinishReason::Refusal {
             return Some(self.refused(attempt));
@@ -327,6 +329,14 @@ impl<'a, T> Run<'a, T> {
     }
 
     fn attempt_events(&self, attempt: &Attempt) {
+        for message in &attempt.notices {
+            tracing::warn!(attempt = attempt.number, provider = %attempt.provider, %message, "provider notice");
+            self.emit(|| EventKind::ProviderNotice {
+                attempt: attempt.number,
+                provider: attempt.provider.clone(),
+                message: message.clone(),
+            });
+        }
         let report = &attempt.report;
         let errors = report.error_count();
         let warnings = report.diagnostics.len() - errors;

@@ -46,16 +46,24 @@ pub(crate) fn build_messages(
     memory_note: Option<&str>,
     attempts: &[Attempt],
 ) -> Vec<Message> {
-    let mut messages = Vec::with_capacity(2 + 2 * attempts.len());
+    let mut messages = Vec::with_capacity(2 + task.history.len() + 2 * attempts.len());
     if let Some(system) = &task.system {
         messages.push(Message::system(system.clone()));
     }
+    messages.extend(task.history.iter().cloned());
     let base = base_prompt(task, caps, memory_note);
     let last = attempts.iter().rev().find_map(|a| a.feedback.as_deref());
-    match (mode, last) {
-        (_, None) => messages.push(Message::user(base)),
-        (FeedbackMode::Append, Some(_)) => {
+    // A conversation that ended without a user message gets none unless there is something
+    // to say (the schema, a memory note).
+    let push_base = |messages: &mut Vec<Message>, base: String| {
+        if !base.is_empty() {
             messages.push(Message::user(base));
+        }
+    };
+    match (mode, last) {
+        (_, None) => push_base(&mut messages, base),
+        (FeedbackMode::Append, Some(_)) => {
+            push_base(&mut messages, base);
             for attempt in attempts {
                 if let Some(feedback) = &attempt.feedback {
                     messages.push(Message::assistant(attempt.raw.clone()));
@@ -64,16 +72,24 @@ pub(crate) fn build_messages(
             }
         }
         (FeedbackMode::Prefix, Some(feedback)) => {
-            messages.push(Message::user(format!(
-                "{PREFIX_HEADING}\n\n{feedback}\n\n{base}"
-            )));
+            let head = format!("{PREFIX_HEADING}\n\n{feedback}");
+            messages.push(Message::user(join(&head, &base)));
         }
         (FeedbackMode::Suffix, Some(feedback)) => {
-            messages.push(Message::user(format!("{base}\n\nFeedback: {feedback}")));
+            messages.push(Message::user(join(&base, &format!("Feedback: {feedback}"))));
         }
         (FeedbackMode::Fresh, Some(feedback)) => {
-            messages.push(Message::user(format!("{base}\n\n{feedback}")));
+            messages.push(Message::user(join(&base, feedback)));
         }
     }
     messages
+}
+
+/// Two blocks separated by a blank line; an empty one is left out.
+fn join(first: &str, second: &str) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second.to_owned(),
+        (_, true) => first.to_owned(),
+        _ => format!("{first}\n\n{second}"),
+    }
 }

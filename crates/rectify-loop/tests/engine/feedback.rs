@@ -98,3 +98,69 @@ fn caps_are_configurable() {
         "Your previous answer did not pass validation. Fix these problems and answer again with the complete corrected JSON only:\n- missing required field \"tags\"\n- … and 1 more problem"
     );
 }
+
+#[test]
+fn a_conversation_is_sent_before_the_prompt_and_feedback_is_on_the_request() {
+    use rectify_loop::Task;
+    use rectify_provider::Message;
+
+    let provider = scripted("p", &[TWO_ERRORS, VALID]);
+    let task = Task::from_messages([
+        Message::system(SYSTEM),
+        Message::user("Our project is called rectify."),
+        Message::assistant("Noted."),
+        Message::user(PROMPT),
+    ])
+    .schema(schema())
+    .unwrap();
+    let outcome = block(
+        Engine::new(provider.clone())
+            .feedback(FeedbackMode::Append)
+            .run(&task),
+    );
+    valid(&outcome);
+    let requests = provider.requests();
+    assert_eq!(
+        turns(&requests[1].messages),
+        vec![
+            (Role::System, SYSTEM),
+            (Role::User, "Our project is called rectify."),
+            (Role::Assistant, "Noted."),
+            (Role::User, PROMPT),
+            (Role::Assistant, TWO_ERRORS),
+            (Role::User, FEEDBACK_1),
+        ]
+    );
+    assert_eq!(requests[0].feedback, None);
+    assert_eq!(requests[1].feedback.as_deref(), Some(FEEDBACK_1));
+}
+
+#[test]
+fn a_conversation_ending_with_the_model_gets_only_the_feedback() {
+    use rectify_loop::Task;
+    use rectify_provider::Message;
+
+    let provider = scripted("p", &[TWO_ERRORS, VALID]);
+    let task = Task::from_messages([Message::user(PROMPT), Message::assistant("Thinking...")])
+        .schema(schema())
+        .unwrap();
+    let outcome = block(
+        Engine::new(provider.clone())
+            .feedback(FeedbackMode::Suffix)
+            .run(&task),
+    );
+    valid(&outcome);
+    let requests = provider.requests();
+    assert_eq!(
+        turns(&requests[0].messages),
+        vec![(Role::User, PROMPT), (Role::Assistant, "Thinking...")]
+    );
+    assert_eq!(
+        turns(&requests[1].messages),
+        vec![
+            (Role::User, PROMPT),
+            (Role::Assistant, "Thinking..."),
+            (Role::User, format!("Feedback: {FEEDBACK_1}").as_str()),
+        ]
+    );
+}

@@ -183,6 +183,7 @@ impl CommandProvider {
             latency: started.elapsed(),
             transport_retries: retried.retries,
             raw: stdout,
+            notices: Vec::new(),
         })
     }
 

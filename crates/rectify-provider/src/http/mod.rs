@@ -44,6 +44,7 @@ pub(crate) fn into_response(
         latency: reply.elapsed,
         transport_retries: reply.retries,
         raw: reply.value,
+        notices: Vec::new(),
     })
 }
 
@@ -95,6 +96,7 @@ pub(crate) struct HttpTransport {
     options: HttpOptions,
     retrier: Retrier,
     secret: Option<ApiKey>,
+    rejected_parameter: Option<&'static str>,
 }
 
 impl HttpTransport {
@@ -120,7 +122,14 @@ impl HttpTransport {
             options,
             retrier,
             secret,
+            rejected_parameter: None,
         })
+    }
+
+    /// A request parameter that the server may reject: a 400, 422 or 500 whose body names it
+    /// is [`ErrorKind::Unsupported`] (not retried) instead of an HTTP error.
+    pub(crate) fn set_rejected_parameter(&mut self, parameter: &'static str) {
+        self.rejected_parameter = Some(parameter);
     }
 
     /// Replaces the retrier (tests inject a recording sleeper).
@@ -189,6 +198,16 @@ impl HttpTransport {
         let body = body::truncate_text(&self.redact(raw), ERROR_BODY_KEEP);
         if status == 401 || status == 403 {
             return ErrorKind::Auth { status, body };
+        }
+        if let Some(parameter) = self.rejected_parameter
+            && matches!(status, 400 | 422 | 500)
+            && body.contains(parameter)
+        {
+            return ErrorKind::Unsupported {
+                status,
+                parameter: parameter.to_owned(),
+                body,
+            };
         }
         ErrorKind::Http {
             status,

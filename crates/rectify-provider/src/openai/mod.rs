@@ -6,29 +6,24 @@
 
 mod wire;
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
-use serde::{Deserialize, Serialize};
 
 use crate::http::{self, HttpOptions, HttpTransport, join_url};
 use crate::retry::Retrier;
 use crate::secret::ApiKey;
-use crate::{Capabilities, CompletionFuture, Provider, ProviderError, Request, Response};
+use crate::{
+    Capabilities, CompletionFuture, ErrorKind, Message, Provider, ProviderError, Request, Response,
+};
+
+pub use crate::StructuredOutput;
+
+/// The request parameter a server may reject, answered by a weaker structured-output mode.
+const RESPONSE_FORMAT: &str = "response_format";
 
 /// The OpenAI API's own base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-
-/// How a JSON answer is requested.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StructuredOutput {
-    /// `response_format: json_schema` when the request has a schema, else `json_object`.
-    #[default]
-    JsonSchema,
-    /// Always `response_format: json_object` (for servers without schema support).
-    JsonObject,
-    /// Never send `response_format` (the prompt alone asks for JSON).
-    Off,
-}
 
 /// Configuration of an OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
@@ -39,7 +34,8 @@ pub struct OpenAiConfig {
     pub base_url: String,
     /// The bearer key (env `OPENAI_API_KEY`); optional for local servers.
     pub api_key: Option<ApiKey>,
-    /// How JSON answers are requested.
+    /// How JSON answers are requested first (env `RECTIFY_STRUCTURED_OUTPUT`); a server that
+    /// rejects it gets the next weaker mode for the rest of the provider's life.
     pub structured_output: StructuredOutput,
     /// `strict` flag of the json_schema format (OpenAI then requires closed schemas).
     pub strict_schema: bool,
@@ -80,6 +76,12 @@ impl OpenAiConfig {
             url.trim().clone_into(&mut config.base_url);
         }
         config.api_key = ApiKey::from_env("OPENAI_API_KEY");
+        if let Some(mode) = std::env::var("RECTIFY_STRUCTURED_OUTPUT")
+            .ok()
+            .and_then(|m| m.parse().ok())
+        {
+            config.structured_output = mode;
+        }
         config
     }
 
@@ -97,6 +99,12 @@ impl OpenAiConfig {
 }
 
 /// A provider for an OpenAI-compatible endpoint.
+///
+/// When the server rejects the `response_format` it was sent (a 400, 422 or 500 whose body
+/// names `response_format`, as llama-cpp-python's server answers `json_schema`), the same
+/// call is made once more with the next weaker [`StructuredOutput`] mode, without counting a
+/// transport retry; the weaker mode is kept for every later call, and the answer's
+/// [`Response::notices`] says what changed.
 #[derive(Debug)]
 pub struct OpenAiProvider {
     config: OpenAiConfig,
@@ -104,6 +112,7 @@ pub struct OpenAiProvider {
     endpoint: String,
     headers: HeaderMap,
     transport: HttpTransport,
+    mode: AtomicU8,
 }
 
 impl OpenAiProvider {
@@ -129,19 +138,27 @@ impl OpenAiProvider {
             headers.insert(AUTHORIZATION, value);
         }
         let endpoint = join_url(&config.base_url, "chat/completions");
-        let transport = HttpTransport::new(
+        let mut transport = HttpTransport::new(
             &name,
             &endpoint,
             config.http.clone(),
             config.api_key.clone(),
         )?;
+        transport.set_rejected_parameter(RESPONSE_FORMAT);
+        let mode = AtomicU8::new(config.structured_output.to_u8());
         Ok(Self {
             config,
             name,
             endpoint,
             headers,
             transport,
+            mode,
         })
+    }
+
+    /// The structured-output mode in use (the configured one until a server rejected it).
+    pub fn structured_output(&self) -> StructuredOutput {
+        StructuredOutput::from_u8(self.mode.load(Ordering::Relaxed))
     }
 
     /// Replaces the retrier (for example to inject a recording sleeper in tests).
@@ -151,18 +168,62 @@ impl OpenAiProvider {
     }
 
     async fn call(&self, request: &Request) -> Result<Response, ProviderError> {
-        let body = wire::request_body(&self.config, request);
-        let reply = self
-            .transport
-            .post_json(
-                &self.name,
-                &self.endpoint,
-                &self.headers,
-                &body,
-                request.timeout,
-            )
-            .await?;
-        http::into_response(reply, &self.name, &self.config.model, wire::parse_response)
+        let mut notices = Vec::new();
+        let mut request = std::borrow::Cow::Borrowed(request);
+        loop {
+            let mode = self.structured_output();
+            let sent = wire::sent_format(mode, &request);
+            let body = wire::request_body(&self.config, mode, &request);
+            let result = self
+                .transport
+                .post_json(
+                    &self.name,
+                    &self.endpoint,
+                    &self.headers,
+                    &body,
+                    request.timeout,
+                )
+                .await;
+            let error = match result {
+                Ok(reply) => {
+                    let mut response = http::into_response(
+                        reply,
+                        &self.name,
+                        &self.config.model,
+                        wire::parse_response,
+                    )?;
+                    response.notices = notices;
+                    return Ok(response);
+                }
+                Err(error) => error,
+            };
+            let Some(weaker) = self.rejected(&error, sent) else {
+                return Err(error);
+            };
+            notices.push(format!(
+                "the server rejected `response_format: {sent}` ({}); using `{weaker}` for the rest of the run",
+                rejection_summary(&error.kind)
+            ));
+            tracing::warn!(provider = %self.name, %sent, %weaker, "structured output rejected, falling back");
+            if sent == StructuredOutput::JsonSchema {
+                request = std::borrow::Cow::Owned(with_schema_in_prompt(&request));
+            }
+        }
+    }
+
+    /// The weaker mode to use when `error` says the server rejected the `response_format`
+    /// sent as `sent`; remembered for later calls.
+    fn rejected(&self, error: &ProviderError, sent: StructuredOutput) -> Option<StructuredOutput> {
+        let ErrorKind::Unsupported { parameter, .. } = &error.kind else {
+            return None;
+        };
+        if parameter != RESPONSE_FORMAT {
+            return None;
+        }
+        let weaker = sent.fallback()?;
+        // Never go back up: a concurrent call may already have fallen further.
+        self.mode.fetch_max(weaker.to_u8(), Ordering::Relaxed);
+        Some(self.structured_output())
     }
 }
 
@@ -172,10 +233,10 @@ impl Provider for OpenAiProvider {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let on = self.config.structured_output != StructuredOutput::Off;
+        let mode = self.structured_output();
         Capabilities {
-            json_mode: on,
-            json_schema: self.config.structured_output == StructuredOutput::JsonSchema,
+            json_mode: mode != StructuredOutput::Off,
+            json_schema: mode == StructuredOutput::JsonSchema,
             system_prompt: true,
             multi_turn: true,
             agent: false,
@@ -186,4 +247,35 @@ impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// The status and the start of the body of a rejection, for the notice.
+fn rejection_summary(kind: &ErrorKind) -> String {
+    match kind {
+        ErrorKind::Unsupported { status, body, .. } => {
+            let body: String = body.chars().take(160).collect();
+            format!("http status {status}: {}", body.trim())
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The request with the schema spelled out in its last user message: the loop left it out
+/// because the provider said it could enforce it, and the weaker mode cannot.
+fn with_schema_in_prompt(request: &Request) -> Request {
+    let mut request = request.clone();
+    let Some(schema) = &request.schema else {
+        return request;
+    };
+    let note = format!("\n\nAnswer with JSON only, matching this JSON Schema:\n{schema}");
+    match request
+        .messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.role == crate::Role::User)
+    {
+        Some(message) => message.content.push_str(&note),
+        None => request.messages.push(Message::user(note.trim_start())),
+    }
+    request
 }

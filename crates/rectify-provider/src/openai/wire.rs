@@ -7,7 +7,11 @@ use crate::http::Answer;
 use crate::{ErrorKind, FinishReason, Request, Usage};
 
 /// The JSON body for `POST /chat/completions`.
-pub(crate) fn request_body(config: &OpenAiConfig, request: &Request) -> Value {
+pub(crate) fn request_body(
+    config: &OpenAiConfig,
+    mode: StructuredOutput,
+    request: &Request,
+) -> Value {
     let messages: Vec<Value> = request
         .messages
         .iter()
@@ -25,21 +29,34 @@ pub(crate) fn request_body(config: &OpenAiConfig, request: &Request) -> Value {
     if !request.stop.is_empty() {
         body.insert("stop".into(), json!(request.stop));
     }
-    if let Some(format) = response_format(config, request) {
+    if let Some(format) = response_format(config, mode, request) {
         body.insert("response_format".into(), format);
     }
     Value::Object(body)
 }
 
-fn response_format(config: &OpenAiConfig, request: &Request) -> Option<Value> {
-    match (config.structured_output, &request.schema) {
-        (StructuredOutput::Off, _) => None,
-        (StructuredOutput::JsonSchema, Some(schema)) => Some(json!({
+/// The `response_format` a request in `mode` carries: `Off` when it carries none.
+pub(crate) fn sent_format(mode: StructuredOutput, request: &Request) -> StructuredOutput {
+    match (mode, &request.schema) {
+        (StructuredOutput::Off, _) => StructuredOutput::Off,
+        (StructuredOutput::JsonSchema, Some(_)) => StructuredOutput::JsonSchema,
+        _ if request.wants_json() => StructuredOutput::JsonObject,
+        _ => StructuredOutput::Off,
+    }
+}
+
+fn response_format(
+    config: &OpenAiConfig,
+    mode: StructuredOutput,
+    request: &Request,
+) -> Option<Value> {
+    match sent_format(mode, request) {
+        StructuredOutput::Off => None,
+        StructuredOutput::JsonSchema => Some(json!({
             "type": "json_schema",
-            "json_schema": {"name": config.schema_name, "schema": schema, "strict": config.strict_schema},
+            "json_schema": {"name": config.schema_name, "schema": request.schema, "strict": config.strict_schema},
         })),
-        _ if request.wants_json() => Some(json!({"type": "json_object"})),
-        _ => None,
+        StructuredOutput::JsonObject => Some(json!({"type": "json_object"})),
     }
 }
 

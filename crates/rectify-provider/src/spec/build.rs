@@ -12,6 +12,9 @@ impl ProviderSpec {
         if let Some(url) = &self.base_url {
             config.base_url.clone_from(url);
         }
+        if let Some(mode) = self.structured_output {
+            config.structured_output = mode;
+        }
         Ok(Arc::new(crate::openai::OpenAiProvider::new(config)?))
     }
 
@@ -84,13 +87,24 @@ mod tests {
     }
 
     #[test]
-    fn http_backends_need_a_model() {
-        let error = ProviderSpec::new(ProviderKind::Anthropic)
-            .build()
-            .unwrap_err();
-        assert!(
-            matches!(error.kind, ErrorKind::Config { ref message } if message.contains("model"))
-        );
+    fn http_backends_get_their_default_model() {
+        let mut spec = ProviderSpec::new(ProviderKind::OpenAi);
+        spec.base_url = Some("http://127.0.0.1:9/v1".into());
+        assert_eq!(spec.build().unwrap().name(), "openai:gpt-4o-mini");
+        spec.model = Some("  ".into());
+        assert_eq!(spec.build().unwrap().name(), "openai:gpt-4o-mini");
+        assert_eq!(ProviderKind::Command.default_model(), None);
+    }
+
+    #[test]
+    fn the_structured_output_mode_reaches_the_provider() {
+        let mut spec = ProviderSpec::new(ProviderKind::OpenAi);
+        spec.base_url = Some("http://127.0.0.1:9/v1".into());
+        spec.structured_output = Some(crate::StructuredOutput::JsonObject);
+        let caps = spec.build().unwrap().capabilities();
+        assert!(caps.json_mode && !caps.json_schema);
+        let error = ProviderSpec::new(ProviderKind::Local).build().unwrap_err();
+        assert!(matches!(error.kind, ErrorKind::Config { .. }));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Building a provider from a short description (what the CLI's `--provider` flags give).
 
 mod build;
+mod choose;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -10,7 +11,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Provider, ProviderError};
+use crate::{Provider, ProviderError, StructuredOutput};
+
+pub use choose::{ProviderChoice, ProviderEnv};
 
 /// The backends a [`ProviderSpec`] can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +32,19 @@ pub enum ProviderKind {
     /// [`ProviderSpec::build`] cannot build it: callers that offer it (the CLI, workflows)
     /// build it themselves.
     Local,
+}
+
+impl ProviderKind {
+    /// The model asked for when none is given: `gpt-4o-mini` for `openai`,
+    /// `claude-3-5-haiku-latest` for `anthropic`, none for the others (a command agent uses
+    /// its own, the embedded model is Gemma 3 270M).
+    pub fn default_model(self) -> Option<&'static str> {
+        match self {
+            Self::OpenAi => Some("gpt-4o-mini"),
+            Self::Anthropic => Some("claude-3-5-haiku-latest"),
+            Self::Command | Self::Replay | Self::Local => None,
+        }
+    }
 }
 
 impl FromStr for ProviderKind {
@@ -81,7 +97,8 @@ impl fmt::Display for ProviderKind {
 pub struct ProviderSpec {
     /// Which backend.
     pub kind: ProviderKind,
-    /// The model (required for `openai` and `anthropic`; `{model}` for commands).
+    /// The model (`openai` and `anthropic` use [`ProviderKind::default_model`] when it is
+    /// not given; `{model}` for commands).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Overrides the base URL of an HTTP backend.
@@ -105,6 +122,10 @@ pub struct ProviderSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub timeout: Option<Duration>,
+    /// For `openai`: how JSON answers are requested first (default `json_schema`, or
+    /// `RECTIFY_STRUCTURED_OUTPUT`); a server that rejects it gets a weaker mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<StructuredOutput>,
 }
 
 /// `Option<Duration>` as whole or fractional seconds.
@@ -146,6 +167,7 @@ impl ProviderSpec {
             cassette: None,
             record: None,
             timeout: None,
+            structured_output: None,
         }
     }
 
@@ -183,16 +205,15 @@ impl ProviderSpec {
         }
     }
 
+    /// The model given, else the kind's default.
     #[cfg(any(feature = "openai", feature = "anthropic"))]
     fn model(&self) -> Result<String, ProviderError> {
         self.model
             .clone()
             .filter(|m| !m.trim().is_empty())
+            .or_else(|| self.kind.default_model().map(str::to_owned))
             .ok_or_else(|| {
-                ProviderError::config(
-                    self.kind.to_string(),
-                    "no model given (use `--model` or `RECTIFY_MODEL`)",
-                )
+                ProviderError::config(self.kind.to_string(), "no model given (`RECTIFY_MODEL`)")
             })
     }
 

@@ -6,7 +6,7 @@ use rectify_core::{Diagnostic, Location};
 use serde_json::Value;
 
 use super::Coercer;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl Coercer<'_> {
     /// Matches `v` against `allowed`; `None` when nothing (or more than one value) matches.
@@ -30,7 +30,7 @@ impl Coercer<'_> {
         match hits.as_slice() {
             [one] => {
                 let out = (*one).clone();
-                self.record(Rule::EnumMatch, pointer, v, &out);
+                self.record(RepairRule::EnumMatch, pointer, v, &out);
                 Some(out)
             }
             [] => None,

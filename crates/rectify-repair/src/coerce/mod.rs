@@ -16,7 +16,7 @@ use std::rc::Rc;
 use rectify_core::{Diagnostic, Location, Repair, truncate_received};
 use serde_json::Value;
 
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
 use schema::{has_type, resolve, types};
 
@@ -50,11 +50,11 @@ impl<'a> Coercer<'a> {
         }
     }
 
-    fn record(&mut self, rule: Rule, pointer: &str, before: &Value, after: &Value) {
+    fn record(&mut self, rule: RepairRule, pointer: &str, before: &Value, after: &Value) {
         self.record_text(rule, pointer, truncate_received(before), after);
     }
 
-    fn record_text(&mut self, rule: Rule, pointer: &str, before: String, after: &Value) {
+    fn record_text(&mut self, rule: RepairRule, pointer: &str, before: String, after: &Value) {
         self.repairs.push(Repair::new(
             rule.code(),
             Location::from_pointer(pointer),
@@ -208,7 +208,7 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
     let missing = out
         .repairs
         .iter()
-        .filter(|r| r.code == Rule::MissingValue.code())
+        .filter(|r| r.code == RepairRule::MissingValue.code())
         .map(|r| r.location.pointer.clone())
         .collect();
     let mut c = Coercer::new(schema, missing);

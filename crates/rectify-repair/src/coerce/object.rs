@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::Coercer;
 use super::enums::fold;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// Where a property stands in its object's schema.
 enum Slot<'s> {
@@ -31,7 +31,7 @@ impl Coercer<'_> {
             let mut child = pointer.to_owned();
             push_pointer(&mut child, &key);
             let Slot::Allowed(sub) = Self::property_schema(schema, &key) else {
-                self.record(Rule::DropAdditional, &child, &item, &Value::Null);
+                self.record(RepairRule::DropAdditional, &child, &item, &Value::Null);
                 continue;
             };
             let item = match sub {
@@ -86,7 +86,7 @@ impl Coercer<'_> {
                 push_pointer(&mut at, &key);
                 let target = (*one).clone();
                 self.record(
-                    Rule::KeyMatch,
+                    RepairRule::KeyMatch,
                     &at,
                     &Value::String(key),
                     &Value::String(target.clone()),

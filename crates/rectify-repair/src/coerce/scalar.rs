@@ -4,7 +4,7 @@
 use serde_json::{Number, Value};
 
 use super::Coercer;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl Coercer<'_> {
     /// Converts the scalar `v` to one of `types`, recording the rule; `None` when no
@@ -14,18 +14,20 @@ impl Coercer<'_> {
         let (out, rule) = match v {
             Value::String(s) if wants("integer") || wants("number") => (
                 number_from(s.trim(), wants("integer") && !wants("number"))?,
-                Rule::NumberFromString,
+                RepairRule::NumberFromString,
             ),
             Value::String(s) if wants("boolean") => boolean_from(s)?,
             Value::Number(n) if wants("boolean") => match n.as_f64() {
                 Some(f) if (f - 1.0).abs() < f64::EPSILON => {
-                    (Value::Bool(true), Rule::BooleanFromWord)
+                    (Value::Bool(true), RepairRule::BooleanFromWord)
                 }
-                Some(f) if f.abs() < f64::EPSILON => (Value::Bool(false), Rule::BooleanFromWord),
+                Some(f) if f.abs() < f64::EPSILON => {
+                    (Value::Bool(false), RepairRule::BooleanFromWord)
+                }
                 _ => return None,
             },
             Value::Number(n) if wants("string") => {
-                (Value::String(n.to_string()), Rule::StringFromScalar)
+                (Value::String(n.to_string()), RepairRule::StringFromScalar)
             }
             _ => return None,
         };
@@ -49,13 +51,13 @@ fn number_from(s: &str, integer_only: bool) -> Option<Value> {
         .map(Value::Number)
 }
 
-pub(super) fn boolean_from(s: &str) -> Option<(Value, Rule)> {
+pub(super) fn boolean_from(s: &str) -> Option<(Value, RepairRule)> {
     let lower = s.trim().to_ascii_lowercase();
     match lower.as_str() {
-        "true" => Some((Value::Bool(true), Rule::BooleanFromString)),
-        "false" => Some((Value::Bool(false), Rule::BooleanFromString)),
-        "yes" | "y" | "on" | "1" => Some((Value::Bool(true), Rule::BooleanFromWord)),
-        "no" | "n" | "off" | "0" => Some((Value::Bool(false), Rule::BooleanFromWord)),
+        "true" => Some((Value::Bool(true), RepairRule::BooleanFromString)),
+        "false" => Some((Value::Bool(false), RepairRule::BooleanFromString)),
+        "yes" | "y" | "on" | "1" => Some((Value::Bool(true), RepairRule::BooleanFromWord)),
+        "no" | "n" | "off" | "0" => Some((Value::Bool(false), RepairRule::BooleanFromWord)),
         _ => None,
     }
 }

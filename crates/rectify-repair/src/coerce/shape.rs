@@ -8,7 +8,7 @@ use rectify_core::truncate_received as truncate;
 
 use super::Coercer;
 use super::schema::{has_type, type_of};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl Coercer<'_> {
     /// A string holding JSON of a wanted container type, parsed.
@@ -22,7 +22,7 @@ impl Coercer<'_> {
         if !types.contains(&type_of(&parsed)) {
             return None;
         }
-        self.record(Rule::EmbeddedJson, pointer, v, &parsed);
+        self.record(RepairRule::EmbeddedJson, pointer, v, &parsed);
         Some(parsed)
     }
 
@@ -30,7 +30,7 @@ impl Coercer<'_> {
     pub(super) fn wrap(&mut self, v: Value, pointer: &str) -> Value {
         let before = truncate(&v);
         let out = Value::Array(vec![v]);
-        self.record_text(Rule::WrapArray, pointer, before, &out);
+        self.record_text(RepairRule::WrapArray, pointer, before, &out);
         out
     }
 
@@ -46,7 +46,7 @@ impl Coercer<'_> {
         if !scalar || matches!(only, Value::Array(_) | Value::Object(_)) {
             return None;
         }
-        self.record(Rule::UnwrapArray, pointer, v, only);
+        self.record(RepairRule::UnwrapArray, pointer, v, only);
         Some(only.clone())
     }
 
@@ -72,7 +72,7 @@ impl Coercer<'_> {
                 _ => return None,
             },
         };
-        self.record(Rule::SchemaDefault, pointer, &Value::Null, &out);
+        self.record(RepairRule::SchemaDefault, pointer, &Value::Null, &out);
         Some(out)
     }
 }

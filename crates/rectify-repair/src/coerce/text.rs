@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::enums::fold;
 use super::scalar::boolean_from;
 use super::schema::{resolve, types};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// A number as written in prose: a sign, a currency sign, thousands separators.
 static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
@@ -46,7 +46,7 @@ pub(crate) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, R
 }
 
 /// A scalar of one of `types` read from the text.
-fn typed(t: &str, types: &[&str]) -> Option<(Value, Rule)> {
+fn typed(t: &str, types: &[&str]) -> Option<(Value, RepairRule)> {
     let bare = t
         .trim_end_matches(['.', '!'])
         .trim_matches(['"', '\'', '`']);
@@ -58,11 +58,11 @@ fn typed(t: &str, types: &[&str]) -> Option<(Value, Rule)> {
     if (types.contains(&"number") || types.contains(&"integer"))
         && let Some(n) = number(t, !types.contains(&"number"))
     {
-        return Some((n, Rule::TextAsNumber));
+        return Some((n, RepairRule::TextAsNumber));
     }
     types
         .contains(&"string")
-        .then(|| (Value::String(t.to_owned()), Rule::TextAsString))
+        .then(|| (Value::String(t.to_owned()), RepairRule::TextAsString))
 }
 
 /// The only number written in `t` (currency sign and thousands separators dropped).
@@ -92,13 +92,13 @@ fn number(t: &str, integer: bool) -> Option<Value> {
 
 /// The enum value the text names: the whole text in another case, a value followed by a
 /// separator and a description (`ONE: the first option`), or the only value mentioned.
-fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, Rule)> {
+fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
     let name = |a: &Value| a.as_str().map_or_else(|| a.to_string(), str::to_owned);
     let bare = t
         .trim_end_matches(['.', '!'])
         .trim_matches(['"', '\'', '`']);
     if let Some(a) = allowed.iter().find(|a| fold(&name(a)) == fold(bare)) {
-        return Some((a.clone(), Rule::EnumMatch));
+        return Some((a.clone(), RepairRule::EnumMatch));
     }
     let lower = t.to_lowercase();
     let prefixed: Vec<&Value> = allowed
@@ -112,14 +112,14 @@ fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, Rule)> {
         })
         .collect();
     if let [one] = prefixed.as_slice() {
-        return Some(((*one).clone(), Rule::TextAsEnum));
+        return Some(((*one).clone(), RepairRule::TextAsEnum));
     }
     let mentioned: Vec<&Value> = allowed
         .iter()
         .filter(|a| mentions(&lower, &name(a).to_lowercase()))
         .collect();
     match mentioned.as_slice() {
-        [one] => Some(((*one).clone(), Rule::TextAsEnum)),
+        [one] => Some(((*one).clone(), RepairRule::TextAsEnum)),
         _ => None,
     }
 }

@@ -1,7 +1,7 @@
 //! Arrays and tuples: missing and extra commas, ellipses, `"key": value` without braces.
 
 use super::{Ctx, Parser, Seg, Sink, bracket};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an array at `[`, or a tuple at `(` (a tuple of one value without a comma is
@@ -21,7 +21,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         if opener != b'(' {
             return self.sink.end_array(items, false);
         }
-        self.record(Rule::Tuple, start, self.pos, "[...]");
+        self.record(RepairRule::Tuple, start, self.pos, "[...]");
         let unwrap = S::array_len(&items) == 1 && commas == 0;
         self.sink.end_array(items, unwrap)
     }
@@ -34,7 +34,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.skip_blank();
             let at = self.pos;
             if self.at_stop() {
-                self.record(Rule::MissingClosingBracket, at, at, bracket(closer));
+                self.record(RepairRule::MissingClosingBracket, at, at, bracket(closer));
                 break;
             }
             match self.peek() {
@@ -51,7 +51,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 Some(b',') => self.stray_comma(closer),
                 Some(b'.') if self.b.get(at..at + 3) == Some(b"...") => {
                     self.pos += 3;
-                    self.record(Rule::Ellipsis, at, self.pos, "");
+                    self.record(RepairRule::Ellipsis, at, self.pos, "");
                     commas += usize::from(self.after_member());
                 }
                 _ => commas += usize::from(self.element(items, at)),
@@ -70,7 +70,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             if !self.stopped() {
                 let len = self.text(at, at + 1).len().max(1);
                 self.pos = at + len;
-                self.record(Rule::StrayText, at, self.pos, "");
+                self.record(RepairRule::StrayText, at, self.pos, "");
             }
             return false;
         };
@@ -91,7 +91,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         if !self.open(b'{') {
             return self.sink.null();
         }
-        self.record(Rule::MissingOpeningBrace, at, at, "{");
+        self.record(RepairRule::MissingOpeningBrace, at, at, "{");
         self.skip_blank();
         self.pos += 1;
         let mut map = self.sink.begin_object();

@@ -3,7 +3,7 @@
 
 use super::string::Str;
 use super::{Parser, Sink};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an escape sequence at the backslash.
@@ -25,16 +25,21 @@ impl<S: Sink> Parser<'_, '_, S> {
             b't' => '\t',
             b'u' => return self.unicode_escape(st),
             b'\'' | b'`' => {
-                self.record(Rule::InvalidEscape, at, at + 2, self.text(at + 1, at + 2));
+                self.record(
+                    RepairRule::InvalidEscape,
+                    at,
+                    at + 2,
+                    self.text(at + 1, at + 2),
+                );
                 char::from(c)
             }
             0xE2 if self.quote_at(at + 1).is_some() => {
-                self.record(Rule::InvalidEscape, at, at + 1, "");
+                self.record(RepairRule::InvalidEscape, at, at + 1, "");
                 self.pos += 1;
                 return;
             }
             _ => {
-                self.record(Rule::InvalidEscape, at, at + 2, "\\\\");
+                self.record(RepairRule::InvalidEscape, at, at + 2, "\\\\");
                 st.out.push('\\');
                 self.pos += 1;
                 return;
@@ -56,7 +61,7 @@ impl<S: Sink> Parser<'_, '_, S> {
     fn unicode_escape(&mut self, st: &mut Str) {
         let at = self.pos;
         let Some(code) = self.hex4(at + 2) else {
-            self.record(Rule::InvalidEscape, at, at + 2, "\\\\u");
+            self.record(RepairRule::InvalidEscape, at, at + 2, "\\\\u");
             st.out.push('\\');
             self.pos += 1;
             return;
@@ -75,7 +80,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         if let Some(c) = char::from_u32(code) {
             st.out.push(c);
         } else {
-            self.record(Rule::InvalidEscape, at, self.pos, "\u{fffd}");
+            self.record(RepairRule::InvalidEscape, at, self.pos, "\u{fffd}");
             st.out.push('\u{fffd}');
         }
     }

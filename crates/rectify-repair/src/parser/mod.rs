@@ -26,7 +26,7 @@ use rectify_core::{Applicability, push_pointer};
 
 use crate::log::Log;
 pub(crate) use crate::log::snippet;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// Longest lookahead, in bytes, that any heuristic may make.
 pub(crate) const WINDOW: usize = 256;
@@ -149,11 +149,13 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     }
 
     /// Records a repair of the source bytes `start..end`.
-    pub fn record(&mut self, rule: Rule, start: usize, end: usize, after: &str) {
+    pub fn record(&mut self, rule: RepairRule, start: usize, end: usize, after: &str) {
         if end >= self.b.len()
             && matches!(
                 rule,
-                Rule::MissingClosingBracket | Rule::UnterminatedString | Rule::TruncatedLiteral
+                RepairRule::MissingClosingBracket
+                    | RepairRule::UnterminatedString
+                    | RepairRule::TruncatedLiteral
             )
         {
             self.truncated = true;
@@ -233,19 +235,19 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
             let rule = match (self.peek(), self.byte_at(self.pos + 1)) {
                 (Some(b'/'), Some(b'/')) | (Some(b'#'), _) => {
                     self.skip_line();
-                    Rule::Comment
+                    RepairRule::Comment
                 }
                 (Some(b'/'), Some(b'*')) => {
                     self.skip_block_comment();
-                    Rule::Comment
+                    RepairRule::Comment
                 }
                 (Some(0xC2 | 0xE1 | 0xE2 | 0xE3 | 0xEF), _) if self.unicode_space(start) > 0 => {
                     while let n @ 1.. = self.unicode_space(self.pos) {
                         self.pos += n;
                     }
-                    Rule::UnicodeWhitespace
+                    RepairRule::UnicodeWhitespace
                 }
-                (Some(b'`'), _) if self.inner_fence() => Rule::CodeFence,
+                (Some(b'`'), _) if self.inner_fence() => RepairRule::CodeFence,
                 _ => return,
             };
             self.record(rule, start, self.pos, "");

@@ -2,7 +2,7 @@
 
 use super::string::closes;
 use super::{Ctx, Parser, Seg, Sink, WINDOW, bracket};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an object starting at `{`.
@@ -23,11 +23,11 @@ impl<S: Sink> Parser<'_, '_, S> {
             return self.sink.end_object(map);
         }
         if S::object_len(&map) == 0 {
-            self.record(Rule::SetToArray, self.pos, self.pos, "[...]");
+            self.record(RepairRule::SetToArray, self.pos, self.pos, "[...]");
             return self.sink.strings(map, set);
         }
         for _ in &set {
-            self.record(Rule::MissingValue, self.pos, self.pos, "null");
+            self.record(RepairRule::MissingValue, self.pos, self.pos, "null");
         }
         self.sink.add_nulls(&mut map, set);
         self.sink.end_object(map)
@@ -39,7 +39,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.skip_blank();
             let at = self.pos;
             if self.at_stop() {
-                self.record(Rule::MissingClosingBracket, at, at, "}");
+                self.record(RepairRule::MissingClosingBracket, at, at, "}");
                 return;
             }
             match self.peek() {
@@ -56,7 +56,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 Some(b',') => self.stray_comma(b'}'),
                 Some(b':') => {
                     self.pos += 1;
-                    self.record(Rule::StrayText, at, at + 1, "");
+                    self.record(RepairRule::StrayText, at, at + 1, "");
                 }
                 Some(b'{') if self.in_array_object() => {
                     self.close_before_object(at);
@@ -80,15 +80,15 @@ impl<S: Sink> Parser<'_, '_, S> {
         };
         let wanted = bracket(wanted);
         if self.ancestor_opened(opener) {
-            self.record(Rule::MissingClosingBracket, at, at, wanted);
+            self.record(RepairRule::MissingClosingBracket, at, at, wanted);
             return true;
         }
         self.pos += 1;
         if self.next_solid(self.pos).map(|(_, b)| b) == Some(b',') {
-            self.record(Rule::ExtraClosingBracket, at, at + 1, "");
+            self.record(RepairRule::ExtraClosingBracket, at, at + 1, "");
             return false;
         }
-        self.record(Rule::MismatchedBracket, at, at + 1, wanted);
+        self.record(RepairRule::MismatchedBracket, at, at + 1, wanted);
         true
     }
 
@@ -114,7 +114,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         } else {
             at
         };
-        self.record(Rule::MissingClosingBracket, close, close, "}");
+        self.record(RepairRule::MissingClosingBracket, close, close, "}");
         self.pos = close;
     }
 
@@ -125,9 +125,9 @@ impl<S: Sink> Parser<'_, '_, S> {
         let next = self.next_solid(self.pos).map(|(_, b)| b);
         let trailing = next.is_none_or(|b| b == closer || matches!(b, b'}' | b']' | b')'));
         let rule = if trailing {
-            Rule::TrailingComma
+            RepairRule::TrailingComma
         } else {
-            Rule::ExtraComma
+            RepairRule::ExtraComma
         };
         self.record(rule, at, at + 1, "");
     }
@@ -138,9 +138,9 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mark = self.sink.mark();
         let value = self.value(Ctx::Member);
         if self.sink.continue_array(map, value, mark) {
-            self.record(Rule::ArrayContinuation, at, self.pos, "");
+            self.record(RepairRule::ArrayContinuation, at, self.pos, "");
         } else {
-            self.record(Rule::StrayText, at, self.pos, "");
+            self.record(RepairRule::StrayText, at, self.pos, "");
         }
         self.after_member();
     }
@@ -154,21 +154,21 @@ impl<S: Sink> Parser<'_, '_, S> {
         match self.peek() {
             Some(b':') => self.pos += 1,
             None => {
-                self.record(Rule::TruncatedMember, key_start, self.pos, "");
+                self.record(RepairRule::TruncatedMember, key_start, self.pos, "");
                 return;
             }
             Some(b',' | b'}') => {
                 if quoted {
                     set.push(key);
                 } else {
-                    self.record(Rule::StrayText, key_start, self.pos, "");
+                    self.record(RepairRule::StrayText, key_start, self.pos, "");
                 }
                 if self.peek() == Some(b',') {
                     self.pos += 1;
                 }
                 return;
             }
-            Some(_) => self.record(Rule::MissingColon, self.pos, self.pos, ":"),
+            Some(_) => self.record(RepairRule::MissingColon, self.pos, self.pos, ":"),
         }
         self.member_value(map, key, key_start);
     }
@@ -182,7 +182,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         self.path.push(Seg::Key(key));
         let value = self.value(Ctx::Member);
         if value.is_none() && !self.stopped() {
-            self.record(Rule::MissingValue, self.pos, self.pos, "null");
+            self.record(RepairRule::MissingValue, self.pos, self.pos, "null");
         }
         let Some(Seg::Key(key)) = self.path.pop() else {
             return;
@@ -195,7 +195,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             None => self.sink.null(),
         };
         if self.sink.member(map, key, value) {
-            self.record(Rule::DuplicateKey, key_start, self.pos, "");
+            self.record(RepairRule::DuplicateKey, key_start, self.pos, "");
         }
         self.after_member();
     }
@@ -212,14 +212,14 @@ impl<S: Sink> Parser<'_, '_, S> {
                     .peek()
                     .is_none_or(|b| self.stack.last().is_some_and(|&o| closes(o, b)));
                 if closing {
-                    self.record(Rule::TrailingComma, at, at + 1, "");
+                    self.record(RepairRule::TrailingComma, at, at + 1, "");
                 }
                 true
             }
             Some(b'}' | b']' | b')') | None => false,
             Some(b'{') if self.in_array_object() => false,
             Some(_) => {
-                self.record(Rule::MissingComma, self.pos, self.pos, ",");
+                self.record(RepairRule::MissingComma, self.pos, self.pos, ",");
                 false
             }
         }
@@ -242,7 +242,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         if word.is_empty() {
             let len = self.text(start, start + 1).len().max(1);
             self.pos = start + len;
-            self.record(Rule::StrayText, start, self.pos, "");
+            self.record(RepairRule::StrayText, start, self.pos, "");
             return None;
         }
         let word = self.first_word_before_quote(word);
@@ -255,7 +255,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 // `name":` — the key's opening quote is missing.
                 self.pos = q + 1;
                 self.record(
-                    Rule::MissingOpeningQuote,
+                    RepairRule::MissingOpeningQuote,
                     start,
                     self.pos,
                     &quoted_key(word),
@@ -265,13 +265,13 @@ impl<S: Sink> Parser<'_, '_, S> {
             let closed = self.quoted_end(q);
             if closed.is_none_or(|end| self.colon_after(end)) {
                 // `COMMENT "key":` — words before the key.
-                self.record(Rule::StrayText, start, q, "");
+                self.record(RepairRule::StrayText, start, q, "");
                 self.pos = q;
                 return Some((self.string(Ctx::Key), true));
             }
             // `k 'v'` — a key whose colon is missing; the quoted text is its value.
         }
-        self.record(Rule::UnquotedKey, start, word_end, &quoted_key(word));
+        self.record(RepairRule::UnquotedKey, start, word_end, &quoted_key(word));
         Some((self.owned_key(word), false))
     }
 

@@ -4,7 +4,7 @@
 use super::text::write_escaped;
 use super::{Ctx, Parser, Sink, is_word_byte};
 use crate::number::normalize_number;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an unquoted value.
@@ -22,10 +22,10 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         if self.peek() == Some(b'"') && ctx != Ctx::Top {
             self.pos += 1;
-            self.record(Rule::MissingOpeningQuote, word_end, self.pos, "");
+            self.record(RepairRule::MissingOpeningQuote, word_end, self.pos, "");
         }
         if word.bytes().all(|b| matches!(b, b'-' | b'+' | b'.')) && word != "..." {
-            self.record(Rule::StrayText, start, word_end, "");
+            self.record(RepairRule::StrayText, start, word_end, "");
             return None;
         }
         if let Some(v) = self.keyword(word, start, word_end) {
@@ -38,15 +38,15 @@ impl<S: Sink> Parser<'_, '_, S> {
             return Some(v);
         }
         if word == "..." {
-            self.record(Rule::Ellipsis, start, word_end, "");
+            self.record(RepairRule::Ellipsis, start, word_end, "");
             return None;
         }
         let mut quoted = String::with_capacity(word.len() + 2);
         write_escaped(&mut quoted, word);
         let rule = if word.contains(char::is_whitespace) {
-            Rule::UnquotedText
+            RepairRule::UnquotedText
         } else {
-            Rule::UnquotedValue
+            RepairRule::UnquotedValue
         };
         self.record(rule, start, word_end, &quoted);
         let mut text = self.sink.scratch();
@@ -96,23 +96,29 @@ impl<S: Sink> Parser<'_, '_, S> {
             "true" => return Some(self.sink.boolean(true)),
             "false" => return Some(self.sink.boolean(false)),
             "null" => return Some(self.sink.null()),
-            "True" => (Some(true), Rule::PythonLiteral),
-            "False" => (Some(false), Rule::PythonLiteral),
-            "None" => (None, Rule::PythonLiteral),
-            "undefined" => (None, Rule::Undefined),
+            "True" => (Some(true), RepairRule::PythonLiteral),
+            "False" => (Some(false), RepairRule::PythonLiteral),
+            "None" => (None, RepairRule::PythonLiteral),
+            "undefined" => (None, RepairRule::Undefined),
             "NaN" | "Infinity" | "-Infinity" | "+Infinity" | "-NaN" | "+NaN" => {
-                (None, Rule::NonFiniteNumber)
+                (None, RepairRule::NonFiniteNumber)
             }
-            w if w.eq_ignore_ascii_case("true") => (Some(true), Rule::KeywordCase),
-            w if w.eq_ignore_ascii_case("false") => (Some(false), Rule::KeywordCase),
-            w if w.eq_ignore_ascii_case("null") => (None, Rule::KeywordCase),
+            w if w.eq_ignore_ascii_case("true") => (Some(true), RepairRule::KeywordCase),
+            w if w.eq_ignore_ascii_case("false") => (Some(false), RepairRule::KeywordCase),
+            w if w.eq_ignore_ascii_case("null") => (None, RepairRule::KeywordCase),
             _ => return None,
         };
         Some(self.literal(rule, start, end, value))
     }
 
     /// Records `rule` for a literal written as `true`, `false` (`Some`) or `null` (`None`).
-    fn literal(&mut self, rule: Rule, start: usize, end: usize, value: Option<bool>) -> S::Val {
+    fn literal(
+        &mut self,
+        rule: RepairRule,
+        start: usize,
+        end: usize,
+        value: Option<bool>,
+    ) -> S::Val {
         let after = match value {
             Some(true) => "true",
             Some(false) => "false",
@@ -134,7 +140,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             .into_iter()
             .find(|(k, _)| k.len() > word.len() && k.starts_with(word))?
             .1;
-        Some(self.literal(Rule::TruncatedLiteral, start, end, value))
+        Some(self.literal(RepairRule::TruncatedLiteral, start, end, value))
     }
 
     fn number(&mut self, word: &str, start: usize, end: usize) -> Option<S::Val> {
@@ -161,7 +167,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             return value;
         }
         let after = self.sink.rendered(&value, mark);
-        self.record(Rule::CallWrapper, start, self.pos, &after);
+        self.record(RepairRule::CallWrapper, start, self.pos, &after);
         value
     }
 
@@ -174,7 +180,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             let at = self.pos;
             self.pos = q;
             let more = self.string(ctx);
-            self.record(Rule::StringConcatenation, at, q, "");
+            self.record(RepairRule::StringConcatenation, at, q, "");
             s.push_str(&more);
         }
         self.sink.string(s)

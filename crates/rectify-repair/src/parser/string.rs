@@ -5,7 +5,7 @@
 //! earlier in the same string.
 
 use super::{Ctx, Parser, Sink, WINDOW, is_word_byte};
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// The quote style a string was opened with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,12 +18,12 @@ pub(crate) enum Quote {
 }
 
 impl Quote {
-    fn rule(self) -> Option<Rule> {
+    fn rule(self) -> Option<RepairRule> {
         match self {
             Quote::Double => None,
-            Quote::Single => Some(Rule::SingleQuotes),
-            Quote::Backtick => Some(Rule::BacktickQuotes),
-            Quote::CurlyDouble | Quote::CurlySingle => Some(Rule::CurlyQuotes),
+            Quote::Single => Some(RepairRule::SingleQuotes),
+            Quote::Backtick => Some(RepairRule::BacktickQuotes),
+            Quote::CurlyDouble | Quote::CurlySingle => Some(RepairRule::CurlyQuotes),
         }
     }
 }
@@ -129,7 +129,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             && self.byte_at(self.pos + len).is_some_and(is_word_byte)
             && ctx != Ctx::Top
         {
-            self.record(Rule::DoubledQuote, start, self.pos + len, "\"");
+            self.record(RepairRule::DoubledQuote, start, self.pos + len, "\"");
             self.pos += len;
             st.doubled = true;
         }
@@ -149,7 +149,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mut out = self.sink.scratch();
         out.push_str(self.src.get(start + 3..close)?);
         self.pos = close + 3;
-        self.record(Rule::TripleQuotes, start, self.pos, "\"...\"");
+        self.record(RepairRule::TripleQuotes, start, self.pos, "\"...\"");
         Some(out)
     }
 
@@ -249,7 +249,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             b'\\' => self.escape(st),
             b',' if st.ctx != Ctx::Key => {
                 if st.ctx == Ctx::Member && !st.inner_open && self.bare_member_after(self.pos) {
-                    self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                    self.record(RepairRule::MissingClosingQuote, self.pos, self.pos, "\"");
                     return true;
                 }
                 st.last_comma = Some((self.pos, st.out.len()));
@@ -257,7 +257,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 self.pos += 1;
             }
             b':' if st.ctx == Ctx::Key && self.colon_ends_key(self.pos) => {
-                self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                self.record(RepairRule::MissingClosingQuote, self.pos, self.pos, "\"");
                 return true;
             }
             b'\n' if st.ctx != Ctx::Key && self.line_starts_element(st.ctx) => {
@@ -273,11 +273,11 @@ impl<S: Sink> Parser<'_, '_, S> {
                     st.out.truncate(out_len);
                     self.pos = src;
                 }
-                self.record(Rule::MissingClosingQuote, self.pos, self.pos, "\"");
+                self.record(RepairRule::MissingClosingQuote, self.pos, self.pos, "\"");
                 return true;
             }
             c if c < 0x20 => {
-                self.record(Rule::ControlCharacter, self.pos, self.pos + 1, "");
+                self.record(RepairRule::ControlCharacter, self.pos, self.pos + 1, "");
                 st.out.push(char::from(c));
                 self.pos += 1;
             }
@@ -303,12 +303,12 @@ impl<S: Sink> Parser<'_, '_, S> {
                     self.pos += len;
                 }
                 if st.quote != Quote::Double && len == 1 && self.b.get(at) == Some(&b'"') {
-                    self.record(Rule::CurlyQuotes, at, at + 1, "\"");
+                    self.record(RepairRule::CurlyQuotes, at, at + 1, "\"");
                 }
                 true
             }
             Decision::Inner => {
-                self.record(Rule::UnescapedQuote, at, at + len, "\\\"");
+                self.record(RepairRule::UnescapedQuote, at, at + len, "\\\"");
                 st.out.push_str(self.text(at, at + len));
                 self.pos += len;
                 false
@@ -316,7 +316,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             Decision::EndAtComma(src, out_len) => {
                 st.out.truncate(out_len);
                 self.pos = src;
-                self.record(Rule::MissingClosingQuote, src, src, "\"");
+                self.record(RepairRule::MissingClosingQuote, src, src, "\"");
                 true
             }
         }
@@ -419,7 +419,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         let tail = before.get(at - blank..).unwrap_or_default();
         if blank > 0 && tail.contains(&b'\n') && st.out.as_bytes().ends_with(tail) {
             st.out.truncate(st.out.len() - blank);
-            self.record(Rule::ControlCharacter, at - blank, at, "");
+            self.record(RepairRule::ControlCharacter, at - blank, at, "");
         }
     }
 
@@ -568,7 +568,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let trimmed = st.out.trim_end().len();
         st.out.truncate(trimmed);
-        self.record(Rule::UnterminatedString, st.start, eof, "\"");
+        self.record(RepairRule::UnterminatedString, st.start, eof, "\"");
     }
 
     /// Length of the trailing run of blanks, backticks and closing brackets that close the

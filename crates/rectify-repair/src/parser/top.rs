@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Ctx, Fatal, Parser, Sink, ValueSink};
 use crate::log::Log;
-use crate::rules::Rule;
+use crate::rules::RepairRule;
 
 /// What one region of text held.
 #[derive(Debug)]
@@ -58,7 +58,7 @@ pub(crate) fn parse_region_with<S: Sink>(
         let at = p.pos;
         let first = out.values.is_empty();
         if p.at_stop() {
-            p.record(Rule::Prose, at, region.len(), "");
+            p.record(RepairRule::Prose, at, region.len(), "");
             break;
         }
         match p.peek() {
@@ -73,13 +73,13 @@ pub(crate) fn parse_region_with<S: Sink>(
             }
             Some(b'}' | b']' | b')') if !first => {
                 p.pos += 1;
-                p.record(Rule::ExtraClosingBracket, at, p.pos, "");
+                p.record(RepairRule::ExtraClosingBracket, at, p.pos, "");
                 continue;
             }
             Some(b'{' | b'[') => {}
             Some(_) if first || after_comma => {}
             Some(_) => {
-                p.record(Rule::Prose, at, region.len(), "");
+                p.record(RepairRule::Prose, at, region.len(), "");
                 break;
             }
             None => break,
@@ -99,7 +99,7 @@ pub(crate) fn parse_region_with<S: Sink>(
             Some(v) => out.values.push((v, at, p.pos)),
             None if p.pos == at => {
                 p.pos += p.text(at, at + 1).len().max(1);
-                p.record(Rule::StrayText, at, p.pos, "");
+                p.record(RepairRule::StrayText, at, p.pos, "");
             }
             None => {}
         }
@@ -135,7 +135,7 @@ fn merge_members<S: Sink>(
     let Some(mut map) = p.sink.reopen(value) else {
         return false;
     };
-    p.record(Rule::MergedObject, *end - 1, *end, "");
+    p.record(RepairRule::MergedObject, *end - 1, *end, "");
     if p.open(b'{') {
         let mut set = Vec::new();
         p.members(&mut map, &mut set);
@@ -149,7 +149,7 @@ fn merge_members<S: Sink>(
 
 /// `"key": value, ...}`: a document whose opening brace is missing.
 fn braceless_object<S: Sink>(p: &mut Parser<'_, '_, S>, at: usize) -> S::Val {
-    p.record(Rule::MissingOpeningBrace, at, at, "{");
+    p.record(RepairRule::MissingOpeningBrace, at, at, "{");
     if !p.open(b'{') {
         return p.sink.null();
     }

@@ -72,6 +72,12 @@ impl Reply {
         Self::json(status, &wire::openai_error(&format!("fake error {status}")))
     }
 
+    /// llama-cpp-python's server rejecting `response_format: json_schema`: a 500 whose body
+    /// names `response_format` ([`wire::llama_cpp_python_response_format_error`]).
+    pub fn llama_cpp_python_rejects_json_schema() -> Self {
+        Self::json(500, &wire::llama_cpp_python_response_format_error())
+    }
+
     /// `429 Too Many Requests` with a `Retry-After` header (seconds or an HTTP date).
     pub fn rate_limited(retry_after: &str) -> Self {
         Self::error(429).with_header("retry-after", retry_after)

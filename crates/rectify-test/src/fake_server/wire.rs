@@ -32,6 +32,20 @@ pub fn openai_error(message: &str) -> Value {
     json!({"error": {"message": message, "type": "fake_error", "code": null}})
 }
 
+/// What llama-cpp-python's OpenAI-compatible server (`python -m llama_cpp.server`) answers,
+/// with status 500, to a `response_format` of type `json_schema`: its route error handler
+/// wraps the FastAPI validation error as an internal server error.
+pub fn llama_cpp_python_response_format_error() -> Value {
+    json!({"error": {
+        "message": "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), \
+                    'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', \
+                    'ctx': {'expected': \"'text' or 'json_object'\"}}]",
+        "type": "internal_server_error",
+        "param": null,
+        "code": null,
+    }})
+}
+
 /// An Anthropic Messages API response body.
 pub fn anthropic_message(
     text: &str,
