@@ -171,6 +171,40 @@ impl Runner {
         end
     }
 
+    /// The unit of the item `id` (`step[key]`), read again from its document (for a person's
+    /// edit of an item that waits).
+    pub(crate) fn item_unit(&self, id: &str) -> Result<Unit, String> {
+        let (step, key) = id
+            .strip_suffix(']')
+            .and_then(|s| s.split_once('['))
+            .ok_or_else(|| format!("`{id}` is not a `foreach` item"))?;
+        let index = self
+            .wf
+            .step_index(step)
+            .ok_or_else(|| format!("no step `{step}`"))?;
+        let foreach = self.wf.spec.steps[index]
+            .foreach
+            .as_ref()
+            .ok_or_else(|| format!("`{step}` is not a `foreach` step"))?;
+        let items = match self.items(foreach) {
+            Ok((_, items)) => items,
+            Err(ItemsError::Config(m)) => return Err(m),
+            Err(ItemsError::Document(rel, _)) => {
+                return Err(format!("the items of `{step}` cannot be read from `{rel}`"));
+            }
+        };
+        let i = items
+            .keys
+            .iter()
+            .position(|k| k == key)
+            .ok_or_else(|| format!("`{key}` is no longer an item of `{step}`"))?;
+        Ok(Unit {
+            key: id.to_owned(),
+            step: index,
+            item: Some(items.values[i].clone()),
+        })
+    }
+
     /// Reads the document and its items.
     fn items(&self, foreach: &ForeachSpec) -> Result<(String, Items), ItemsError> {
         let rel = self

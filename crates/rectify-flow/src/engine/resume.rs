@@ -272,12 +272,7 @@ fn edit(
     edits: &[(String, PathBuf)],
 ) -> Result<Option<usize>, RunError> {
     let wait = pick(waits, step)?;
-    let index = owner(runner, wait, edits)?;
-    let unit = Unit {
-        key: runner.wf.spec.steps[index].id.clone(),
-        step: index,
-        item: None,
-    };
+    let unit = owner(runner, wait, edits)?;
     let resolved = runner.resolve(&unit).map_err(config)?;
     let mut record = steps
         .iter()
@@ -373,21 +368,22 @@ fn edit(
     Ok(None)
 }
 
-/// The step whose outputs a person edits: the exhausted step itself, or at a human step the
-/// step it needs that declares the edited paths.
+/// The unit whose outputs a person edits: the exhausted step or `foreach` item itself, or at
+/// a human step the step it needs that declares the edited paths.
 fn owner(
     runner: &Runner,
     wait: &WaitRecord,
     edits: &[(String, PathBuf)],
-) -> Result<usize, RunError> {
+) -> Result<Unit, RunError> {
     let Some(gate) = runner.wf.step_index(&wait.step) else {
-        return Err(config(format!(
-            "`--edit` of a `foreach` item (`{}`) is not supported yet; use --approve or --reject",
-            wait.step
-        )));
+        return runner.item_unit(&wait.step).map_err(config);
     };
     if wait.reason == "exhausted" {
-        return Ok(gate);
+        return Ok(Unit {
+            key: wait.step.clone(),
+            step: gate,
+            item: None,
+        });
     }
     let declares = |i: usize, rel: &str| {
         let unit = Unit {
@@ -409,7 +405,11 @@ fn owner(
         .copied()
         .find(|&d| runner.wf.spec.steps[d].foreach.is_none() && declares(d, first));
     match found {
-        Some(d) if edits.iter().all(|(rel, _)| declares(d, rel)) => Ok(d),
+        Some(d) if edits.iter().all(|(rel, _)| declares(d, rel)) => Ok(Unit {
+            key: runner.wf.spec.steps[d].id.clone(),
+            step: d,
+            item: None,
+        }),
         Some(d) => Err(config(format!(
             "edit the outputs of one step at a time: not every path given is an output of `{}`",
             runner.wf.spec.steps[d].id

@@ -243,3 +243,56 @@ fn an_edit_at_a_human_step_replaces_what_the_gate_shows_and_lets_the_run_go_on()
         Some("EDITED_BY_PERSON")
     );
 }
+
+#[test]
+fn an_edit_of_an_exhausted_foreach_item_finishes_that_item_only() {
+    let f = Fixture::new();
+    f.file(
+        "n.schema.json",
+        r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
+    );
+    f.file(
+        "plan.json",
+        r#"{"tasks": [{"id": "t1"}, {"id": "t2"}, {"id": "t3", "after": ["t2"]}]}"#,
+    );
+    std::fs::copy(f.root.join("plan.json"), f.work.join("plan.json")).unwrap();
+    // t2's coder never gets the type right.
+    f.script(
+        "coder",
+        r#"mkdir -p work
+case "$RECTIFY_OUTPUTS" in
+  *t2*) echo '{"n": "two"}' > "$RECTIFY_OUTPUTS" ;;
+  *) echo '{"n": 1}' > "$RECTIFY_OUTPUTS" ;;
+esac"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: build\n    foreach: {{document: plan.json, items: \"$.tasks[*]\", key: \"$.id\", needs: \"$.after\"}}\n    agent: coder\n    prompt: \"do {{{{ item.id }}}}\"\n    outputs: [{{path: \"work/{{{{ item.id }}}}.json\", schema: n.schema.json}}]\n    on_invalid: {{revise: 1}}\n",
+        f.agents_yaml(&["coder"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    assert_eq!(s.waiting.as_ref().unwrap().step, "build[t2]");
+    let before = f.calls("coder");
+    let mine = f.file("t2.json", "{\"n\": 2}\n");
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("work/t2.json".into(), mine)],
+        },
+    )
+    .unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("work/t2.json"), "{\"n\": 2}\n");
+    assert_eq!(
+        step(&done, "build[t2]").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+    assert_eq!(
+        f.calls("coder"),
+        before + 1,
+        "only t3 (which needs t2) runs; t1 and t2 are not run again"
+    );
+}
