@@ -534,3 +534,40 @@ fn parallel_processes_share_one_store() {
     assert_eq!(runs.len(), 4);
     assert!(runs.iter().all(|r| r["status"] == "completed"), "{list:#}");
 }
+
+/// The store on a full disk (a 2 MB tmpfs in a private mount namespace,
+/// `tests/cli/scripts/full_disk.sh`): the decision fails with a clear error and exit 2, the
+/// store is not made worse (the run still waits), and it succeeds once space is freed.
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_store_is_not_made_worse() {
+    let script = crate::support::root().join("crates/rectify-cli/tests/cli/scripts/full_disk.sh");
+    let out = Command::new("unshare")
+        .arg("-m")
+        .arg("sh")
+        .arg(&script)
+        .arg(assert_cmd::cargo::cargo_bin("rectify"))
+        .output()
+        .expect("unshare (util-linux) runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_ne!(
+        get("mount"),
+        "failed",
+        "this test needs to mount a tmpfs (root, as in CI): {text}"
+    );
+    assert_eq!(get("run"), "3", "{text}");
+    assert_eq!(get("full"), "2", "{text}");
+    assert!(get("message").contains("run store"), "{text}");
+    assert!(!get("message").contains("panicked"), "{text}");
+    assert!(
+        get("status").contains("waiting"),
+        "the store still holds the pause: {text}"
+    );
+    assert_eq!(get("after"), "0", "{text}");
+    assert_eq!(get("two"), "done", "{text}");
+}
