@@ -34,6 +34,7 @@
 mod engine;
 mod error;
 pub mod fetch;
+pub mod grounding;
 mod options;
 pub mod prompt;
 mod provider;
@@ -41,5 +42,6 @@ mod provider;
 pub use engine::{Finish, GenerateParams, Generation, LocalModel};
 pub use error::{LocalError, SETUP_HINT};
 pub use fetch::{FetchEvent, ensure_model};
+pub use grounding::Grounding;
 pub use options::{DEFAULT_MAX_CONTEXT, DEFAULT_MAX_OUTPUT_TOKENS, LocalOptions, ProgressFn};
 pub use provider::LocalProvider;

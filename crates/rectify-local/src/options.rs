@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::LocalError;
 use crate::fetch::FetchEvent;
+use crate::grounding::Grounding;
 
 /// A progress callback for the first-use model download.
 pub type ProgressFn = Arc<dyn Fn(FetchEvent) + Send + Sync>;
@@ -35,6 +36,9 @@ pub struct LocalOptions {
     /// Constrain answers to the request's schema with a grammar (default true). Off only for
     /// measuring what constraint buys.
     pub constrained: bool,
+    /// Whether the grammar ties extraction answers to the request's text (see
+    /// [`crate::grounding`]); `RECTIFY_LOCAL_GROUNDING` (`off`, `auto`, `on`) overrides it.
+    pub grounding: Grounding,
     /// Receives progress while the default model is downloaded on first use.
     pub progress: Option<ProgressFn>,
 }
@@ -49,6 +53,7 @@ impl Default for LocalOptions {
             temperature: 0.0,
             seed: 0x5eed,
             constrained: true,
+            grounding: Grounding::Auto,
             progress: None,
         }
     }
@@ -64,6 +69,7 @@ impl std::fmt::Debug for LocalOptions {
             .field("temperature", &self.temperature)
             .field("seed", &self.seed)
             .field("constrained", &self.constrained)
+            .field("grounding", &self.grounding)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -71,7 +77,8 @@ impl std::fmt::Debug for LocalOptions {
 
 impl LocalOptions {
     /// Fills in from the environment: `RECTIFY_LOCAL_THREADS` (when `threads` is `None`) and
-    /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`). Empty variables count as unset.
+    /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`) and `RECTIFY_LOCAL_GROUNDING` (overrides
+    /// `grounding`). Empty variables count as unset.
     /// (`RECTIFY_MODEL_PATH` is read by [`crate::LocalProvider::from_env_or_default`].)
     pub fn with_env(mut self) -> Result<Self, LocalError> {
         if self.threads.is_none() {
@@ -79,6 +86,9 @@ impl LocalOptions {
         }
         if let Some(context) = env_number("RECTIFY_LOCAL_CONTEXT")? {
             self.max_context = context;
+        }
+        if let Some(grounding) = env("RECTIFY_LOCAL_GROUNDING") {
+            self.grounding = grounding.parse()?;
         }
         Ok(self)
     }

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::engine::{Finish, GenerateParams, Generation, LocalModel};
 use crate::fetch::{self, FetchEvent};
+use crate::grounding;
 use crate::options::env;
 use crate::prompt::build_prompt;
 use crate::{LocalError, LocalOptions};
@@ -142,7 +143,8 @@ impl Inner {
     fn params(&self, request: &Request, cancel: Arc<AtomicBool>) -> GenerateParams {
         let prompt = build_prompt(request);
         let grammar = if self.options.constrained && request.wants_json() {
-            Some(request.schema.clone().unwrap_or_else(|| json!({})))
+            grounding::grammar_schema(self.options.grounding, request)
+                .or_else(|| Some(request.schema.clone().unwrap_or_else(|| json!({}))))
         } else {
             None
         };
@@ -169,8 +171,15 @@ impl Inner {
         let started = Instant::now();
         let model = self.model()?;
         let params = self.params(request, cancel);
-        let generation = model.generate(&params)?;
-        Ok(response(&model, &params, &generation, started.elapsed()))
+        let mut generation = model.generate(&params)?;
+        let grounded = Grounded::check(self.options.grounding, request, &mut generation.text);
+        Ok(response(
+            &model,
+            &params,
+            &generation,
+            &grounded,
+            started.elapsed(),
+        ))
     }
 }
 
@@ -235,10 +244,46 @@ fn provider_error(name: &str, error: &LocalError, elapsed: Duration) -> Provider
     error
 }
 
+/// Whether the grammar grounded the answer, and the answer's values the request does not hold.
+struct Grounded {
+    applied: bool,
+    missing: Vec<String>,
+    repeats_dropped: usize,
+}
+
+impl Grounded {
+    /// Checks `answer` against the request; a grounded answer loses its repeated list items
+    /// ([`grounding::drop_repeats`]).
+    fn check(mode: grounding::Grounding, request: &Request, answer: &mut String) -> Self {
+        let applied = grounding::applies(mode, request);
+        let mut found = Self {
+            applied,
+            missing: Vec::new(),
+            repeats_dropped: 0,
+        };
+        let (Some(schema), Ok(mut value)) = (
+            request.schema.as_ref(),
+            serde_json::from_str::<serde_json::Value>(answer),
+        ) else {
+            return found;
+        };
+        if applied {
+            found.repeats_dropped = grounding::drop_repeats(&mut value, schema);
+            if found.repeats_dropped > 0 {
+                *answer = value.to_string();
+            }
+        }
+        let text = grounding::request_text(request);
+        found.missing = grounding::ungrounded(&value, &text, Some(schema));
+        found
+    }
+}
+
 fn response(
     model: &LocalModel,
     params: &GenerateParams,
     generation: &Generation,
+    grounded: &Grounded,
     latency: Duration,
 ) -> Response {
     Response {
@@ -254,13 +299,22 @@ fn response(
         model: model.name().to_owned(),
         latency,
         transport_retries: 0,
-        raw: raw_metadata(model, params, generation),
+        raw: raw_metadata(model, params, generation, grounded),
         notices: Vec::new(),
     }
 }
 
-/// The `raw` field: a JSON object describing how the answer was produced.
-fn raw_metadata(model: &LocalModel, params: &GenerateParams, generation: &Generation) -> String {
+/// The `raw` field: a JSON object describing how the answer was produced. `grounded` says
+/// whether the grammar tied the answer's values to the request, `ungrounded` lists the JSON
+/// Pointers of values the request does not hold (a warning: the model made them up or the
+/// request wrote them another way), `repeats_dropped` the repeated list items removed from a
+/// grounded answer.
+fn raw_metadata(
+    model: &LocalModel,
+    params: &GenerateParams,
+    generation: &Generation,
+    grounded: &Grounded,
+) -> String {
     let per_second = |tokens: usize, time: Duration| {
         let secs = time.as_secs_f64();
         if secs > 0.0 {
@@ -277,6 +331,9 @@ fn raw_metadata(model: &LocalModel, params: &GenerateParams, generation: &Genera
         "masked_steps": generation.masked_steps,
         "grammar_interventions": generation.interventions,
         "grammar_warnings": generation.grammar_warnings,
+        "grounded": grounded.applied,
+        "ungrounded": grounded.missing,
+        "repeats_dropped": grounded.repeats_dropped,
         "finish": match generation.finish { Finish::Stop => "stop", Finish::Length => "length" },
         "prompt_tokens": generation.prompt_tokens,
         "output_tokens": generation.output_tokens,

@@ -224,3 +224,27 @@ fn plain_requests_have_no_schema_header_and_keep_caller_stops() {
             .starts_with("Every answer is one JSON value.\n\n")
     );
 }
+
+#[test]
+fn extraction_requests_get_a_demo_read_from_its_request_and_no_placeholder_example() {
+    let schema = json!({"type": "object", "properties": {"customer": {"type": "string"}}});
+    let request = Request::new("Extract the invoice: ACME Corp owes 1250.00 EUR.")
+        .with_schema(schema.clone());
+    let demo = rectify_local::prompt::demo_for(&request);
+    assert!(valid(&demo.schema, &demo.answer), "{}", demo.answer);
+    let missing = rectify_local::grounding::ungrounded(&demo.answer, demo.request, None);
+    // Every value of the demonstration is in its request (booleans are not values to find).
+    assert!(missing.is_empty(), "{missing:?}");
+    let text = build_prompt(&request).text;
+    assert!(
+        text.contains(demo.request) && !text.contains(DEMO_REQUEST),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Example:") && !text.contains("example customer"),
+        "{text}"
+    );
+    // Other requests keep the general demonstration and the schema-built example.
+    let general = build_prompt(&Request::new("Who founded ACME?").with_schema(schema)).text;
+    assert!(general.contains(DEMO_REQUEST) && general.contains("example customer"));
+}

@@ -2,28 +2,38 @@
 //!
 //! Gemma 3 270M is a base model: asked zero-shot it does not answer in JSON. The prompt is a
 //! transcript of blocks, each a schema, an example of its shape built from it
-//! ([`example_for`]), a request and an answer. One worked block (a fixed demonstration with
-//! real content) comes first, so the model learns that the shape comes from the schema and the
-//! values from the request; then the caller's block ends with an open `Answer:` line. Prior
-//! assistant turns (a re-ask after feedback) become earlier answers in the same transcript.
+//! ([`example_for`]), a request and an answer. One worked block (a built-in demonstration with
+//! real content, [`demos`]) comes first, so the model learns that the shape comes from the
+//! schema and the values from the request; then the caller's block ends with an open `Answer:`
+//! line. Prior assistant turns (a re-ask after feedback) become earlier answers in the same
+//! transcript.
 //!
-//! Measured on Gemma 3 270M: with only the schema-built example the model copies its
-//! placeholder values ("example name", 3); the demonstration block makes it fill in values
-//! from the request instead.
+//! The demonstration resembles the request: an extraction request
+//! ([`crate::grounding::is_extraction`]) gets one whose values are all copied from its request,
+//! other requests one answered from knowledge. Extraction blocks show no schema-built example:
+//! its placeholders ("example name", 3) are what the model copied instead of reading the
+//! request, and the grammar enforces the shape anyway.
+//!
+//! Measured on Gemma 3 270M over the tuning part of the grounding benchmark (issue 16), fields
+//! right at T=0 / 0.7, all answers schema-valid: schema-built example and general demo 22% /
+//! 26%; plus the grounding grammar 52% / 49%; plus the extraction demo 60% / 51%; without the
+//! example 80% / 74%. The extraction demo without the grounding grammar fell to 14% / 16%.
 
+mod demos;
 mod example;
 
 use rectify_provider::{Request, Role};
-use serde_json::{Value, json};
+use serde_json::Value;
 
+pub use demos::{DEMO_REQUEST, Demo};
 pub use example::example_for;
+
+use crate::grounding;
 
 /// The marker before every request in the transcript.
 pub const REQUEST_MARKER: &str = "Request:";
 /// The marker before every answer; the prompt ends with it and a newline.
 pub const ANSWER_MARKER: &str = "Answer:";
-/// The request of the demonstration block.
-pub const DEMO_REQUEST: &str = "Who was Ada Lovelace?";
 
 /// A prompt ready for the model, with the stop sequences its format implies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +52,9 @@ pub fn build_prompt(request: &Request) -> Prompt {
         text.push_str("\n\n");
     }
     if let Some(schema) = &request.schema {
-        push_demo(&mut text);
-        push_schema(&mut text, schema);
+        let extraction = grounding::is_extraction(&grounding::request_text(request));
+        push_demo(&mut text, &demo_for(request), !extraction);
+        push_schema(&mut text, schema, !extraction);
     } else if request.json {
         text.push_str("Every answer is one JSON value.\n\n");
     }
@@ -65,35 +76,39 @@ pub fn build_prompt(request: &Request) -> Prompt {
     Prompt { text, stop }
 }
 
-/// The demonstration block: a small schema, its shape, a request and a real answer.
-fn push_demo(text: &mut String) {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "born": {"type": "integer"},
-            "fields": {"type": "array", "items": {"type": "string"}}
-        },
-        "required": ["name", "born", "fields"]
-    });
-    let answer =
-        json!({"name": "Ada Lovelace", "born": 1815, "fields": ["mathematics", "computing"]});
-    push_schema(text, &schema);
-    push_turn(text, REQUEST_MARKER, DEMO_REQUEST);
-    push_turn(text, ANSWER_MARKER, &answer.to_string());
+/// The built-in demonstration shown before `request`: one whose values are copied from its
+/// request for an extraction request ([`crate::grounding::is_extraction`]), else one answered
+/// from knowledge.
+pub fn demo_for(request: &Request) -> Demo {
+    if grounding::is_extraction(&grounding::request_text(request)) {
+        demos::extraction()
+    } else {
+        demos::general()
+    }
 }
 
-fn push_schema(text: &mut String, schema: &Value) {
+/// The demonstration block: a small schema, its shape, a request and a real answer.
+fn push_demo(text: &mut String, demo: &Demo, example: bool) {
+    push_schema(text, &demo.schema, example);
+    push_turn(text, REQUEST_MARKER, demo.request);
+    push_turn(text, ANSWER_MARKER, &demo.answer.to_string());
+}
+
+fn push_schema(text: &mut String, schema: &Value, example: bool) {
     let mut shown = schema.clone();
     if let Some(obj) = shown.as_object_mut() {
         obj.remove("x-guidance");
         obj.remove("$schema");
+        obj.remove(grounding::OPT_OUT);
     }
     text.push_str("Schema:\n");
     text.push_str(&shown.to_string());
-    text.push_str("\nExample:\n");
-    text.push_str(&example_for(schema).to_string());
     text.push('\n');
+    if example {
+        text.push_str("Example:\n");
+        text.push_str(&example_for(schema).to_string());
+        text.push('\n');
+    }
 }
 
 fn push_turn(text: &mut String, marker: &str, content: &str) {

@@ -1,0 +1,207 @@
+//! The grammar schema of a grounded request: free strings become "one of the request's
+//! spans", free numbers "one of the numbers written in it".
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Number, Value};
+
+use super::OPT_OUT;
+use super::spans::Written;
+
+/// What a request offers to the answer's leaves.
+pub struct Offer<'a> {
+    /// Spans of the request's words.
+    pub spans: &'a BTreeSet<String>,
+    /// Numbers written in the request.
+    pub numbers: &'a BTreeSet<Written>,
+}
+
+/// Keywords whose values are subschemas (one, a list, or a map of them).
+const ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+];
+const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
+
+/// `schema` with every free string and number leaf restricted to what `offer` holds, and every
+/// string `enum` to the choices the request names (when it names some). A leaf is free when
+/// its `type` is exactly `string`, `number` or `integer` and it has no `enum`, `const`,
+/// `pattern` or `format`; a leaf (or subtree) marked `"x-rectify-grounded": false` is
+/// left alone, and so is a leaf for which the request offers no value that fits its bounds.
+/// The marker is removed everywhere.
+pub fn ground(schema: &Value, offer: &Offer<'_>) -> Value {
+    let mut schema = schema.clone();
+    rewrite(&mut schema, offer, true);
+    schema
+}
+
+fn rewrite(schema: &mut Value, offer: &Offer<'_>, enabled: bool) {
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    let enabled = enabled && obj.remove(OPT_OUT) != Some(Value::Bool(false));
+    for key in ONE {
+        if let Some(sub) = obj.get_mut(*key) {
+            rewrite(sub, offer, enabled);
+        }
+    }
+    for key in LIST {
+        if let Some(Value::Array(subs)) = obj.get_mut(*key) {
+            for sub in subs {
+                rewrite(sub, offer, enabled);
+            }
+        }
+    }
+    for key in MAP {
+        if let Some(Value::Object(subs)) = obj.get_mut(*key) {
+            for sub in subs.values_mut() {
+                rewrite(sub, offer, enabled);
+            }
+        }
+    }
+    if enabled && let Some(values) = leaf_values(obj, offer) {
+        obj.insert("enum".to_owned(), Value::Array(values));
+    }
+}
+
+/// The values a free leaf may take, `None` when it is not free or nothing fits.
+fn leaf_values(obj: &Map<String, Value>, offer: &Offer<'_>) -> Option<Vec<Value>> {
+    if let Some(Value::Array(choices)) = obj.get("enum") {
+        return named_choices(choices, offer.spans);
+    }
+    if ["const", "pattern", "format"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        return None;
+    }
+    let values: Vec<Value> = match obj.get("type").and_then(Value::as_str)? {
+        "string" => strings(obj, offer.spans),
+        "integer" => numbers(obj, offer.numbers, true),
+        "number" => numbers(obj, offer.numbers, false),
+        _ => return None,
+    };
+    (!values.is_empty()).then_some(values)
+}
+
+/// The choices of a string `enum` that the request names (ignoring case), when it names at
+/// least one and not all: "tickets are 35 GBP" leaves `GBP` of `EUR, USD, GBP`.
+fn named_choices(choices: &[Value], spans: &BTreeSet<String>) -> Option<Vec<Value>> {
+    let named: Vec<Value> = choices
+        .iter()
+        .filter(|c| {
+            c.as_str()
+                .is_some_and(|c| spans.iter().any(|s| s.eq_ignore_ascii_case(c)))
+        })
+        .cloned()
+        .collect();
+    (!named.is_empty() && named.len() < choices.len()).then_some(named)
+}
+
+fn strings(obj: &Map<String, Value>, spans: &BTreeSet<String>) -> Vec<Value> {
+    let min = bound(obj, "minLength").unwrap_or(0.0);
+    let max = bound(obj, "maxLength").unwrap_or(f64::INFINITY);
+    spans
+        .iter()
+        .filter(|s| (min..=max).contains(&(s.chars().count() as f64)))
+        .map(|s| Value::String(s.clone()))
+        .collect()
+}
+
+fn numbers(obj: &Map<String, Value>, written: &BTreeSet<Written>, integer: bool) -> Vec<Value> {
+    let fits = |x: f64| {
+        bound(obj, "minimum").is_none_or(|m| x >= m)
+            && bound(obj, "maximum").is_none_or(|m| x <= m)
+            && bound(obj, "exclusiveMinimum").is_none_or(|m| x > m)
+            && bound(obj, "exclusiveMaximum").is_none_or(|m| x < m)
+    };
+    let mut seen = BTreeSet::new();
+    written
+        .iter()
+        .filter(|w| fits(w.value()))
+        .filter_map(|w| {
+            if integer {
+                w.integer_literal()
+            } else {
+                Some(w.literal.clone())
+            }
+        })
+        .filter(|literal| seen.insert(literal.clone()))
+        .filter_map(|literal| literal.parse::<Number>().ok().map(Value::Number))
+        .collect()
+}
+
+fn bound(obj: &Map<String, Value>, key: &str) -> Option<f64> {
+    obj.get(key).and_then(Value::as_f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spans::{numbers, spans};
+    use super::*;
+    use serde_json::json;
+
+    fn grounded(schema: &Value, text: &str) -> Value {
+        let (spans, numbers) = (spans(text), numbers(text));
+        ground(
+            schema,
+            &Offer {
+                spans: &spans,
+                numbers: &numbers,
+            },
+        )
+    }
+
+    #[test]
+    fn free_leaves_take_the_request_values_and_others_stay() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "customer": {"type": "string", "maxLength": 9},
+                "total": {"type": "number", "minimum": 100},
+                "count": {"type": "integer"},
+                "currency": {"enum": ["EUR", "USD"]},
+                "due": {"type": "string", "format": "date"},
+                "note": {"type": "string", "x-rectify-grounded": false},
+                "tags": {"type": "array", "items": {"type": "string", "maxLength": 4}}
+            }
+        });
+        let out = grounded(&schema, "ACME Corp owes 1250.00 EUR for 3 crates.");
+        let props = &out["properties"];
+        let customer = props["customer"]["enum"].as_array().unwrap();
+        assert!(customer.contains(&json!("ACME Corp")));
+        assert!(customer.iter().all(|s| s.as_str().unwrap().len() <= 9));
+        assert_eq!(props["total"]["enum"].to_string(), "[1250.00]");
+        assert_eq!(props["count"]["enum"].to_string(), "[1250,3]");
+        assert_eq!(props["currency"], json!({"enum": ["EUR"]}));
+        assert_eq!(props["due"], schema["properties"]["due"]);
+        assert_eq!(props["note"], json!({"type": "string"}));
+        assert!(
+            props["tags"]["items"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("ACME"))
+        );
+    }
+
+    #[test]
+    fn a_leaf_with_nothing_that_fits_stays_free() {
+        let schema = json!({"type": "integer", "minimum": 5000});
+        assert_eq!(grounded(&schema, "3 crates for 1250 EUR"), schema);
+        let currency = json!({"enum": ["EUR", "USD"]});
+        assert_eq!(grounded(&currency, "3 crates, paid in gold"), currency);
+        assert_eq!(grounded(&currency, "EUR or usd?"), currency);
+        let off = json!({"x-rectify-grounded": false, "type": "object",
+                         "properties": {"a": {"type": "string"}}});
+        assert_eq!(
+            grounded(&off, "anything"),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! The values a request offers: spans of its words and the numbers written in it.
+
+use std::collections::BTreeSet;
+
+/// Longest span offered, in words. Values in extraction answers are names, places, titles and
+/// short phrases; longer spans only make the grammar bigger.
+pub const MAX_SPAN_WORDS: usize = 8;
+
+/// Characters trimmed from the start of a span (opening quotes and brackets).
+const LEAD: &[char] = &['"', '\'', '(', '[', '{', '‘', '“', '<'];
+/// Characters trimmed from the end of a span (closing punctuation).
+const TRAIL: &[char] = &[
+    '"', '\'', ')', ']', '}', '’', '”', '>', ',', '.', ';', ':', '!', '?',
+];
+
+/// Every run of 1 to [`MAX_SPAN_WORDS`] whitespace-separated words of `text`, with opening
+/// quotes and brackets trimmed from its start and closing punctuation from its end (a span that
+/// ends with a period is offered with it too: `Dr.`, `Corp.`), and with a possessive `'s`
+/// removed. Sorted, without duplicates or empty strings.
+pub fn spans(text: &str) -> BTreeSet<String> {
+    let words: Vec<(usize, usize)> = word_ranges(text);
+    let mut out = BTreeSet::new();
+    for (i, &(start, _)) in words.iter().enumerate() {
+        for &(_, end) in words.iter().skip(i).take(MAX_SPAN_WORDS) {
+            add_variants(&mut out, &text[start..end]);
+        }
+    }
+    out
+}
+
+fn word_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                words.push((s, at));
+                start = None;
+            }
+            (false, None) => start = Some(at),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        words.push((s, text.len()));
+    }
+    words
+}
+
+fn add_variants(out: &mut BTreeSet<String>, span: &str) {
+    let lead = span.trim_start_matches(LEAD);
+    let trimmed = lead.trim_end_matches(TRAIL);
+    if !trimmed.is_empty() {
+        out.insert(trimmed.to_owned());
+        for suffix in ["'s", "’s"] {
+            if let Some(stem) = trimmed.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+                out.insert(stem.to_owned());
+            }
+        }
+    }
+    let with_period = lead.trim_end_matches(|c| TRAIL.contains(&c) && c != '.');
+    if with_period.ends_with('.') && with_period.len() > 1 {
+        out.insert(with_period.to_owned());
+    }
+}
+
+/// A number written in a request, as the JSON literal to offer.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Written {
+    /// The literal: thousands separators and leading zeros removed, fraction digits as written
+    /// (`1,480.00` → `1480.00`, `07` → `7`, `-4`).
+    pub literal: String,
+    /// Whether it has a non-zero fraction.
+    pub fractional: bool,
+}
+
+impl Written {
+    /// The value.
+    pub fn value(&self) -> f64 {
+        self.literal.parse().unwrap_or(f64::NAN)
+    }
+
+    /// The literal for an integer field: the integer part when the fraction is all zeros.
+    pub fn integer_literal(&self) -> Option<String> {
+        if self.fractional {
+            return None;
+        }
+        Some(
+            self.literal
+                .split('.')
+                .next()
+                .unwrap_or(&self.literal)
+                .to_owned(),
+        )
+    }
+}
+
+/// The small numbers written as words, with their values.
+const NUMBER_WORDS: &[(&str, u32)] = &[
+    ("zero", 0),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+    ("hundred", 100),
+];
+
+/// Every number written in `text`: digit runs (with `,` thousands groups and a `.` fraction, a
+/// `-` sign when it follows a space or an opening bracket, not a digit: `3-1` is 3 and 1) and
+/// the small numbers written as words (`six`).
+pub fn numbers(text: &str) -> BTreeSet<Written> {
+    let mut out = BTreeSet::new();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at].is_ascii_digit() {
+            let negative = at > 0
+                && bytes[at - 1] == b'-'
+                && (at == 1 || matches!(bytes[at - 2], b' ' | b'(' | b'[' | b'\t' | b'\n'));
+            let (written, end) = number_at(text, at, negative);
+            out.insert(written);
+            at = end;
+        } else {
+            at += 1;
+        }
+    }
+    for word in text
+        .split(|c: char| !c.is_alphabetic())
+        .map(str::to_lowercase)
+    {
+        if let Some((_, value)) = NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
+            out.insert(Written {
+                literal: value.to_string(),
+                fractional: false,
+            });
+        }
+    }
+    out
+}
+
+/// Reads the number starting at the digit at `start`; returns it and the index after it.
+fn number_at(text: &str, start: usize, negative: bool) -> (Written, usize) {
+    let bytes = text.as_bytes();
+    let digits_end = |from: usize| {
+        (from..bytes.len())
+            .find(|&i| !bytes[i].is_ascii_digit())
+            .unwrap_or(bytes.len())
+    };
+    let mut end = digits_end(start);
+    let mut integer: String = text[start..end].to_owned();
+    // Thousands groups: `,` followed by exactly three digits.
+    while end + 4 <= bytes.len() && bytes[end] == b',' && digits_end(end + 1) == end + 4 {
+        integer.push_str(&text[end + 1..end + 4]);
+        end += 4;
+    }
+    let mut fraction = String::new();
+    if end + 1 < bytes.len() && bytes[end] == b'.' && bytes[end + 1].is_ascii_digit() {
+        let fraction_end = digits_end(end + 1);
+        text[end + 1..fraction_end].clone_into(&mut fraction);
+        end = fraction_end;
+    }
+    let integer = integer.trim_start_matches('0');
+    let integer = if integer.is_empty() { "0" } else { integer };
+    let mut literal = String::new();
+    let fractional = fraction.bytes().any(|b| b != b'0');
+    if negative && (integer != "0" || fractional) {
+        literal.push('-');
+    }
+    literal.push_str(integer);
+    if !fraction.is_empty() {
+        literal.push('.');
+        literal.push_str(&fraction);
+    }
+    (
+        Written {
+            literal,
+            fractional,
+        },
+        end,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn literals(text: &str) -> Vec<String> {
+        numbers(text).into_iter().map(|w| w.literal).collect()
+    }
+
+    #[test]
+    fn spans_are_word_runs_without_edge_punctuation() {
+        let found = spans("Send it to 'Dr. Okafor', Oslo's port.");
+        for expected in [
+            "Dr. Okafor",
+            "Dr.",
+            "Dr",
+            "Okafor",
+            "Oslo",
+            "Oslo's port",
+            "port",
+        ] {
+            assert!(
+                found.contains(expected),
+                "{expected} missing from {found:?}"
+            );
+        }
+        assert!(!found.contains("Okafor',"));
+        assert!(!found.contains(""));
+    }
+
+    #[test]
+    fn spans_stop_at_the_word_limit() {
+        let text = "a b c d e f g h i j";
+        let found = spans(text);
+        assert!(found.contains("a b c d e f g h"));
+        assert!(!found.contains("a b c d e f g h i"));
+    }
+
+    #[test]
+    fn numbers_keep_their_written_form() {
+        assert_eq!(
+            literals("1,480.00 USD, low of -4, score 3-1, flight 07:45, six days"),
+            ["-4", "1", "1480.00", "3", "45", "6", "7"]
+        );
+        let total = numbers("owes 1250.00 EUR").into_iter().next().unwrap();
+        assert_eq!(total.integer_literal().as_deref(), Some("1250"));
+        assert!((total.value() - 1250.0).abs() < f64::EPSILON);
+        let price = numbers("46.80").into_iter().next().unwrap();
+        assert!(price.fractional && price.integer_literal().is_none());
+    }
+}
