@@ -6,9 +6,10 @@
 //! map, which `#[serde(flatten)]` fields and untagged enums (they buffer the input) cannot
 //! turn back into a number: `10.50` then fails to deserialize into an `f64` inside them.
 //! Before a value is deserialized into the caller's type, every number that is not an
-//! integer is rewritten as its f64, whose text then round-trips. Integers are untouched
-//! (serde_json visits them as integers already), and the checked value itself keeps the
-//! model's text.
+//! integer that fits 64 bits is rewritten as its f64, whose text then round-trips: what
+//! serde_json without `arbitrary_precision` would have parsed. Integers that fit are
+//! untouched (serde_json visits them as integers already), numbers beyond f64 stay as
+//! written, and the checked value itself keeps the model's text.
 
 use std::borrow::Cow;
 
@@ -44,7 +45,7 @@ fn rewrite(value: &Value) -> Value {
     }
 }
 
-/// The f64 form of a number that is not an integer (`None` for integers and for numbers
+/// The f64 form of a number that is not a 64-bit integer (`None` for those and for numbers
 /// beyond f64, which are left as written).
 fn plain(n: &Number) -> Option<Number> {
     if n.is_u64() || n.is_i64() {
@@ -91,7 +92,10 @@ mod tests {
     fn values_without_such_numbers_are_borrowed() {
         let value = json!({"a": [1, -2, 0.5, "t", null]});
         assert!(matches!(plain_numbers(&value), Cow::Borrowed(_)));
+        let huge: Value = serde_json::from_str("1e400").unwrap();
+        assert!(matches!(plain_numbers(&huge), Cow::Borrowed(_)));
+        // Past 64 bits an integer becomes the f64 serde_json would otherwise have parsed.
         let big: Value = serde_json::from_str("123456789012345678901234567890").unwrap();
-        assert!(matches!(plain_numbers(&big), Cow::Borrowed(_)));
+        assert_eq!(plain_numbers(&big).to_string(), "1.2345678901234568e+29");
     }
 }
