@@ -168,6 +168,23 @@ async fn refs_and_formats_are_valid() {
 }
 
 #[tokio::test]
+async fn the_quick_start_answer_takes_its_values_from_the_request() {
+    let _serial = serial().await;
+    let schema: Value = serde_json::from_str(include_str!(
+        "../../../examples/quickstart/invoice.schema.json"
+    ))
+    .unwrap();
+    let value = assert_valid_answer(
+        "Extract the invoice from this sentence: ACME Corp owes 1250.00 EUR for the March deliveries.",
+        schema,
+    )
+    .await;
+    assert_eq!(value["customer"], "ACME Corp", "{value}");
+    assert_eq!(value["total"].as_f64(), Some(1250.0), "{value}");
+    assert_eq!(value["currency"], "EUR", "{value}");
+}
+
+#[tokio::test]
 async fn the_token_budget_cuts_the_answer_with_finish_reason_length() {
     let _serial = serial().await;
     let provider = provider(LocalOptions::default());

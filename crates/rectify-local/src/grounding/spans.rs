@@ -48,8 +48,8 @@ fn word_ranges(text: &str) -> Vec<(usize, usize)> {
 }
 
 fn add_variants(out: &mut BTreeSet<String>, span: &str) {
-    let lead = span.trim_start_matches(LEAD);
-    let trimmed = lead.trim_end_matches(TRAIL);
+    let lead = span.trim_start_matches(|c: char| LEAD.contains(&c) || c.is_whitespace());
+    let trimmed = lead.trim_end_matches(|c: char| TRAIL.contains(&c) || c.is_whitespace());
     if !trimmed.is_empty() {
         out.insert(trimmed.to_owned());
         for suffix in ["'s", "’s"] {
@@ -58,8 +58,12 @@ fn add_variants(out: &mut BTreeSet<String>, span: &str) {
             }
         }
     }
-    let with_period = lead.trim_end_matches(|c| TRAIL.contains(&c) && c != '.');
-    if with_period.ends_with('.') && with_period.len() > 1 {
+    let with_period =
+        lead.trim_end_matches(|c: char| (TRAIL.contains(&c) || c.is_whitespace()) && c != '.');
+    if with_period.ends_with('.')
+        && with_period.trim_end_matches('.') == trimmed
+        && !trimmed.is_empty()
+    {
         out.insert(with_period.to_owned());
     }
 }
