@@ -137,7 +137,11 @@ pub(crate) struct Runner {
     schemas: check::SchemaCache,
     /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
     /// writes there are not confinement breaches.
-    claimed: Mutex<BTreeMap<String, Claim>>,
+    /// Each with the tick its unit ended at (`None`: still running). A finished unit's claim
+    /// is kept while an agent that started before it ended may still be watched.
+    claimed: Mutex<BTreeMap<String, (Claim, Option<u64>)>>,
+    /// Ticks once per unit end (orders claims against confinement snapshots).
+    claim_clock: std::sync::atomic::AtomicU64,
     /// The first store write that failed: the run stops.
     store_error: Mutex<Option<StoreError>>,
 }
@@ -215,6 +219,7 @@ impl Runner {
             finished: std::collections::BTreeSet::new(),
             waiting: std::collections::BTreeSet::new(),
             claimed: Mutex::new(BTreeMap::new()),
+            claim_clock: std::sync::atomic::AtomicU64::new(0),
             schemas: check::SchemaCache::default(),
             store_error: Mutex::new(None),
         }

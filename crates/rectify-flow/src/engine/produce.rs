@@ -225,8 +225,9 @@ impl Runner {
     }
 
     /// What a unit's agent may change: its outputs and `may_write`, and what every unit running
-    /// beside it declared (their writes are theirs).
-    fn allowed(&self, resolved: &Resolved, may_write: &[String]) -> Allowed {
+    /// beside it declared (their writes are theirs) — every unit running since `since` (the
+    /// clock when the agent's snapshot was taken), including those that finished meanwhile.
+    fn allowed(&self, resolved: &Resolved, may_write: &[String], since: u64) -> Allowed {
         let mut exact: Vec<PathBuf> = resolved
             .outputs
             .iter()
@@ -237,7 +238,10 @@ impl Runner {
             .claimed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (paths, patterns) in claimed.values() {
+        for ((paths, patterns), _) in claimed
+            .values()
+            .filter(|(_, ended)| ended.is_none_or(|t| t >= since))
+        {
             exact.extend(paths.iter().cloned());
             globs.extend(patterns.iter().cloned());
         }
@@ -258,6 +262,7 @@ impl Runner {
         let watch = confine != Confine::Off
             && resolved.answer.is_none()
             && !self.is_recorded(&unit.key, "producer", record.attempts);
+        let since = self.claim_clock.load(std::sync::atomic::Ordering::SeqCst);
         let before = watch.then(|| Snapshot::take(&self.workdir, confine == Confine::Strict));
         let declared: Vec<(String, PathBuf)> = resolved
             .outputs
@@ -268,7 +273,7 @@ impl Runner {
             files: self.capture(&declared),
             problems: before.as_ref().map_or_else(Vec::new, |before| {
                 let after = Snapshot::take(&self.workdir, false);
-                let allowed = self.allowed(resolved, &step.may_write);
+                let allowed = self.allowed(resolved, &step.may_write, since);
                 before.confine(&after, &self.workdir, &allowed, confine == Confine::Strict)
             }),
         };

@@ -171,15 +171,22 @@ impl Runner {
         self.claimed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(unit.key.clone(), claim);
+            .insert(unit.key.clone(), (claim, None));
         let end = match self.route(unit, &resolved, &mut record, feedback).await {
             Ok(end) => end,
             Err(e) => self.fail(&mut record, vec![config_problem(e)], false),
         };
-        self.claimed
+        let tick = self
+            .claim_clock
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if let Some(c) = self
+            .claimed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&unit.key);
+            .get_mut(&unit.key)
+        {
+            c.1 = Some(tick);
+        }
         end
     }
 
