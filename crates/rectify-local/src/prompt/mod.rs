@@ -3,7 +3,7 @@
 //! Gemma 3 270M is a base model: asked zero-shot it does not answer in JSON. The prompt is a
 //! transcript of blocks, each a schema, an example of its shape built from it
 //! ([`example_for`]), a request and an answer. One worked block (a built-in demonstration with
-//! real content, [`demos`]) comes first, so the model learns that the shape comes from the
+//! real content, `demos`) comes first, so the model learns that the shape comes from the
 //! schema and the values from the request; then the caller's block ends with an open `Answer:`
 //! line. Prior assistant turns (a re-ask after feedback) become earlier answers in the same
 //! transcript.
