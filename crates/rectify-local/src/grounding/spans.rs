@@ -53,7 +53,12 @@ fn add_variants(out: &mut BTreeSet<String>, span: &str) {
     if !trimmed.is_empty() {
         out.insert(trimmed.to_owned());
         for suffix in ["'s", "’s"] {
-            if let Some(stem) = trimmed.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+            // `a 's` leaves `a `: the stem is trimmed like the span.
+            if let Some(stem) = trimmed
+                .strip_suffix(suffix)
+                .map(|s| s.trim_end_matches(|c: char| TRAIL.contains(&c) || c.is_whitespace()))
+                .filter(|s| !s.is_empty())
+            {
                 out.insert(stem.to_owned());
             }
         }
