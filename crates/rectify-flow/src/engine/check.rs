@@ -53,8 +53,8 @@ pub struct SchemaEntry {
     pub value: Value,
 }
 
-/// Schemas compiled once per run, by path (a workflow's schemas do not change while it runs:
-/// they were checked at load time).
+/// Schemas compiled once, by path: filled when the workflow is loaded (which checks them) and
+/// shared by its runs (a workflow's schemas do not change while it runs).
 #[derive(Debug, Default)]
 pub struct SchemaCache {
     entries: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<SchemaEntry>>>,

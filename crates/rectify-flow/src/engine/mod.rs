@@ -3,7 +3,7 @@
 //! state change committed to the [`Store`] before the next side effect.
 
 mod call;
-mod check;
+pub(crate) mod check;
 mod confine;
 mod dag;
 mod foreach;
@@ -134,7 +134,7 @@ pub(crate) struct Runner {
     /// Units whose wait no decision resolved (they stay waiting).
     waiting: std::collections::BTreeSet<String>,
     /// Schemas compiled once per run.
-    schemas: check::SchemaCache,
+    schemas: Arc<check::SchemaCache>,
     /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
     /// writes there are not confinement breaches.
     /// Each with the tick its unit ended at (`None`: still running). A finished unit's claim
@@ -201,6 +201,7 @@ impl Runner {
         inputs: Value,
         memory: ErrorMemory,
     ) -> Runner {
+        let schemas = Arc::clone(&wf.schemas);
         Runner {
             wf,
             store,
@@ -220,7 +221,7 @@ impl Runner {
             waiting: std::collections::BTreeSet::new(),
             claimed: Mutex::new(BTreeMap::new()),
             claim_clock: std::sync::atomic::AtomicU64::new(0),
-            schemas: check::SchemaCache::default(),
+            schemas,
             store_error: Mutex::new(None),
         }
     }

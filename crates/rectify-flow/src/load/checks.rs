@@ -3,7 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use rectify_check::{CompiledSchema, RuleSet};
+use rectify_check::RuleSet;
+
+use crate::engine::check::SchemaCache;
 use rectify_core::Document;
 use rectify_provider::spec::ProviderKind;
 
@@ -101,7 +103,8 @@ pub(super) fn all(
     file: &Path,
     doc: &Document,
     problems: &mut Vec<Problem>,
-) {
+) -> SchemaCache {
+    let schemas = SchemaCache::default();
     let cx = Cx {
         spec,
         agents,
@@ -109,6 +112,7 @@ pub(super) fn all(
         file,
         doc,
         templates: Templates::default(),
+        schemas: &schemas,
     };
     cx.providers(problems);
     cx.inputs(problems);
@@ -123,6 +127,7 @@ pub(super) fn all(
         };
         cx.step(i, step, &scope, problems);
     }
+    schemas
 }
 
 struct Cx<'a> {
@@ -132,6 +137,8 @@ struct Cx<'a> {
     file: &'a Path,
     doc: &'a Document,
     templates: Templates,
+    /// Every schema compiled here, kept for the runs of the workflow.
+    schemas: &'a SchemaCache,
 }
 
 impl Cx<'_> {
@@ -359,7 +366,7 @@ impl Cx<'_> {
     ) {
         if let Some(schema) = schema {
             let path = self.dir.join(schema);
-            if let Err(e) = CompiledSchema::compile_file(&path) {
+            if let Err(e) = self.schemas.get(&path) {
                 problems.push(self.at(
                     &format!("{at}/schema"),
                     format!("the schema `{schema}` cannot be used: {e}"),

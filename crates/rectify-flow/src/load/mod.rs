@@ -36,6 +36,9 @@ pub struct Workflow {
     pub agents: BTreeMap<String, AgentSpec>,
     /// For each step (by index), the steps it needs (by index).
     pub deps: Vec<Vec<usize>>,
+    /// The schemas compiled while loading, shared by the workflow's runs (each schema file
+    /// is read and compiled once, not once per run).
+    pub(crate) schemas: std::sync::Arc<crate::engine::check::SchemaCache>,
 }
 
 impl Workflow {
@@ -99,7 +102,8 @@ pub fn load_str(path: &Path, text: String) -> Result<Workflow, LoadError> {
     // Every check runs even after a problem: a person fixes them all in one go. (Unknown
     // `needs` are left out of the graph, and ancestors tolerate a cycle.)
     let deps = checks::dependencies(&spec, path, &doc, &mut problems);
-    checks::all(&spec, &agents, &deps, &dir, path, &doc, &mut problems);
+    // The schemas compiled by the checks are kept for the runs.
+    let schemas = checks::all(&spec, &agents, &deps, &dir, path, &doc, &mut problems);
     if !problems.is_empty() {
         problems.sort_by_key(|p| (p.file.clone(), p.line, p.column));
         problems.dedup();
@@ -118,6 +122,7 @@ pub fn load_str(path: &Path, text: String) -> Result<Workflow, LoadError> {
         hash: hex(&hasher.finalize()),
         agents,
         deps,
+        schemas: std::sync::Arc::new(schemas),
     })
 }
 
