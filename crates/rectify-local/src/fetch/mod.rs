@@ -12,8 +12,8 @@ mod pip;
 
 use std::path::{Path, PathBuf};
 
-pub use assemble::assemble_chunks;
-pub use pip::pip_install;
+use assemble::assemble_chunks;
+use pip::pip_install;
 
 use crate::LocalError;
 

@@ -10,7 +10,7 @@ use crate::error::tail;
 
 /// Installs `package` into `target` with `python -m pip`, relaying pip's output lines as
 /// [`FetchEvent::Pip`]. pip's own socket timeout and retries bound the network waits.
-pub fn pip_install(
+pub(crate) fn pip_install(
     python: &str,
     package: &str,
     target: &Path,
