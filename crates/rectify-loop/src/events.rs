@@ -162,9 +162,20 @@ impl std::fmt::Debug for JsonLinesSink {
 }
 
 impl JsonLinesSink {
-    /// Creates (or truncates) the trace file at `path`.
+    /// Creates (or truncates) the trace file at `path`, readable by its owner only (mode
+    /// 0600 on Unix, also when the file existed): it holds prompts and answers.
     pub fn create(path: &Path) -> io::Result<JsonLinesSink> {
-        Ok(JsonLinesSink::new(BufWriter::new(File::create(path)?)))
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file: File = options.open(path)?;
+        #[cfg(unix)]
+        if file.metadata()?.is_file() {
+            use std::os::unix::fs::PermissionsExt as _;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(JsonLinesSink::new(BufWriter::new(file)))
     }
 
     /// Writes to any writer.

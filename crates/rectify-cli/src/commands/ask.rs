@@ -33,10 +33,14 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
         .feedback(feedback)
         .retry_temperature(args.retry_temperature.0)
         .allow_unsafe_repairs(args.allow_unsafe);
-    if let Some(path) = &args.trace {
-        let sink = JsonLinesSink::create(path)
-            .with_context(|| format!("cannot create the trace file `{}`", path.display()))?;
-        engine = engine.sink(Arc::new(sink));
+    let trace = match &args.trace {
+        Some(path) => Some(Arc::new(JsonLinesSink::create(path).with_context(
+            || format!("cannot create the trace file `{}`", path.display()),
+        )?)),
+        None => None,
+    };
+    if let Some(sink) = &trace {
+        engine = engine.sink(Arc::clone(sink) as Arc<dyn rectify_loop::EventSink>);
     }
     if std::io::stderr().is_terminal() {
         let max = args.max_attempts;
@@ -49,7 +53,18 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
         .build()
         .context("cannot start the async runtime")?;
     let outcome = runtime.block_on(engine.run(&task));
-    report(args, &outcome)
+    let status = report(args, &outcome)?;
+    drop(engine);
+    if let (Some(sink), Some(path)) = (&trace, &args.trace)
+        && sink.failed()
+    {
+        // The answer is printed; the record the user asked for is not complete.
+        bail!(
+            "the trace file `{}` could not be written; the outcome above is complete, its trace is not",
+            path.display()
+        );
+    }
+    Ok(status)
 }
 
 /// The prompt, the schema and the rules.

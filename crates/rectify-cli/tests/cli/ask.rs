@@ -282,6 +282,19 @@ fn the_trace_file_has_every_attempt() {
 }
 
 #[test]
+fn a_trace_that_cannot_be_written_is_an_error_not_a_silent_success() {
+    let setup = Setup::new(vec![Reply::openai_text(VALID)]);
+    let out = run(&mut setup.ask(&["--trace", "/dev/full"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("/dev/full"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains('{'),
+        "the answer is still printed: {}",
+        out.stdout
+    );
+}
+
+#[test]
 fn the_prompt_can_come_from_stdin_and_rules_apply() {
     let setup = Setup::new(vec![
         Reply::openai_text(r#"{"name": "rectify", "tags": ["a", "a"]}"#),

@@ -68,3 +68,21 @@ fn closures_are_sinks() {
     valid(&block(engine.run(&task())));
     assert_eq!(*seen.lock().unwrap(), vec![(1, false), (2, true)]);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_trace_file_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.jsonl");
+    let _ = JsonLinesSink::create(&new).unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&new), 0o600);
+    // An existing file that others could read is made private too.
+    let old = dir.path().join("old.jsonl");
+    std::fs::write(&old, "secret prompt\n").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let _ = JsonLinesSink::create(&old).unwrap();
+    assert_eq!(mode(&old), 0o600);
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "", "truncated");
+}
