@@ -435,6 +435,28 @@ fn tags_are_honoured_or_ignored() {
 }
 
 #[test]
+fn nested_collection_keys_stay_bounded() {
+    // Each level used to escape the inner key's JSON again: 24 levels made 16 MB of key, the
+    // fuzzer's 199-byte input gigabytes.
+    for depth in [24, 60] {
+        let text = format!("{}{}\n", "{".repeat(depth), "}".repeat(depth));
+        let parsed = parse(&text);
+        let value = &parsed.document.as_ref().unwrap().value;
+        let size = value.to_string().len();
+        assert!(size <= 64 * text.len(), "{depth} levels: {size} bytes");
+    }
+    let fuzz = format!(
+        "{}{}{}\n\n",
+        "{".repeat(110),
+        "}".repeat(85),
+        "{".repeat(14)
+    );
+    let parsed = parse(&fuzz);
+    let total: usize = parsed.diagnostics.iter().map(|d| d.message.len()).sum();
+    assert!(total <= 1 << 20, "diagnostic text: {total} bytes");
+}
+
+#[test]
 fn collection_keys_become_their_json_text() {
     let parsed = parse("? [a, b]\n: c\n");
     assert_eq!(

@@ -7,7 +7,8 @@
 //!   are otherwise rewritten exactly (`0x1F` → `31`, `+.5` → `0.5`). `.inf` and `.nan` have no
 //!   JSON equivalent: they stay strings with a `yaml.non_finite` warning. Keys that are not
 //!   strings become their source text (`1: a` → `"1"`); a collection used as a key becomes its
-//!   JSON text with a `yaml.complex_key` warning.
+//!   JSON text (its source text when the JSON would be more than four times longer, as nested
+//!   collection keys make it) with a `yaml.complex_key` warning.
 //!   YAML 1.1 merge keys (`<<: *base`) are not part of YAML 1.2 and stay ordinary keys.
 //! - **Spans**: every value (including mapping values, under their key) has a byte range in
 //!   the source; saphyr counts characters and `yaml/offsets.rs` converts. A value reached through an

@@ -100,7 +100,19 @@ impl Builder<'_> {
         let text = match value {
             Value::String(s) => s,
             Value::Array(_) | Value::Object(_) => {
-                let text = value.to_string();
+                // Nested collection keys escape their inner keys' JSON at every level, so the
+                // JSON text can grow exponentially with the nesting (`{{{…}}}`: 199 bytes made
+                // gigabytes). Past a size proportional to the key's source, its source text
+                // is the key instead.
+                let json = value.to_string();
+                let bound = 4 * range.1.saturating_sub(range.0) + 64;
+                let text = if json.len() <= bound {
+                    json
+                } else {
+                    self.source
+                        .get(range.0..range.1)
+                        .map_or_else(String::new, |t| t.trim().to_owned())
+                };
                 self.problems.push(
                     Problem::warning(
                         "yaml.complex_key",
