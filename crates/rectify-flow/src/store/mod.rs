@@ -11,15 +11,13 @@
 //! (original outputs before repair, repaired outputs, human edits), what a paused run waits
 //! for, and events. Nothing is a full-state snapshot: storage grows with the work done.
 
+mod memory;
 mod records;
 mod schema;
+mod sqlite;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-use rusqlite::{Connection, OptionalExtension, params};
-use sha2::{Digest, Sha256};
 
 pub use records::{
     CallOutcome, CallRecord, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StepStatus,
@@ -43,6 +41,18 @@ pub enum StoreError {
     /// A stored JSON column could not be read.
     #[error("the run store holds unreadable data: {0}")]
     Json(#[from] serde_json::Error),
+    /// A change names a run the store does not have.
+    #[error("the run store has no run `{run}`")]
+    NoRun {
+        /// The run id.
+        run: String,
+    },
+    /// A new run has the id of one the store already has.
+    #[error("the run store already has a run `{run}`")]
+    RunExists {
+        /// The run id.
+        run: String,
+    },
     /// The store was written by a newer rectify.
     #[error("the run store has schema version {found}; this rectify knows up to {known}")]
     Version {
@@ -53,27 +63,28 @@ pub enum StoreError {
     },
 }
 
-/// The run store. `Send + Sync`; each method is one transaction.
+/// The run store. `Send + Sync`; each method is one transaction. Two backends behind the same
+/// methods: SQLite in a file ([`Store::open`]), and plain data in this process's memory
+/// ([`Store::in_memory`]: for runs nothing needs to resume, tests and benchmarks).
 #[derive(Debug)]
 pub struct Store {
-    conn: Mutex<Connection>,
-    path: Option<PathBuf>,
-    /// Whether the connection is at `synchronous=FULL` now (see [`Store::sync`]).
-    full: std::sync::atomic::AtomicBool,
+    backend: Backend,
 }
 
-/// How durable a commit must be.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Commit {
-    /// Fsynced before the commit returns: a state the run must not lose even to a power
-    /// failure — a step's end, a wait, a decision, the run's status.
-    Disk,
-    /// Committed (visible to other processes, kept when this process is killed) and fsynced
-    /// with the next `Disk` commit: the intermediate changes of a unit in progress (its
-    /// attempt counter, a raw answer, a kept file). A power failure before that commit loses
-    /// only the unit in progress, which a resume runs again from its last `Disk` state (its
-    /// calls made once more: at-least-once, as for a call in flight).
-    Process,
+#[derive(Debug)]
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    Memory(memory::Memory),
+}
+
+/// Calls the method of whichever backend the store has.
+macro_rules! dispatch {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match &$self.backend {
+            Backend::Sqlite(s) => s.$method($($arg),*),
+            Backend::Memory(m) => m.$method($($arg),*),
+        }
+    };
 }
 
 /// Milliseconds since the Unix epoch.
@@ -87,224 +98,64 @@ impl Store {
     /// Opens (creating when needed) the store of the working directory `workdir`:
     /// `workdir/.rectify/rectify.db`, created with mode 0600.
     pub fn open(workdir: &Path) -> Result<Store, StoreError> {
-        let dir = workdir.join(".rectify");
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        let path = dir.join("rectify.db");
-        create_private(&path).map_err(|source| StoreError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let conn = Connection::open(&path)?;
-        Store::init(conn, Some(path))
+        sqlite::Sqlite::open(workdir).map(Store::sqlite)
     }
 
     /// Opens the store at `workdir/.rectify/rectify.db` only if it exists.
     pub fn open_existing(workdir: &Path) -> Result<Option<Store>, StoreError> {
-        let path = workdir.join(".rectify").join("rectify.db");
-        if !path.exists() {
-            return Ok(None);
-        }
-        let conn = Connection::open(&path)?;
-        Store::init(conn, Some(path)).map(Some)
+        Ok(sqlite::Sqlite::open_existing(workdir)?.map(Store::sqlite))
     }
 
-    /// A store in memory (for benchmarks and tests of the engine without a file).
+    /// A store in this process's memory, not SQLite: the same methods and answers as a file
+    /// store (a differential test holds them to it), gone with the process. For runs nothing
+    /// needs to resume, tests and benchmarks.
     pub fn in_memory() -> Result<Store, StoreError> {
-        Store::init(Connection::open_in_memory()?, None)
+        Ok(Store {
+            backend: Backend::Memory(memory::Memory::default()),
+        })
     }
 
-    fn init(conn: Connection, path: Option<PathBuf>) -> Result<Store, StoreError> {
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        schema::migrate(&conn)?;
-        Ok(Store {
-            conn: Mutex::new(conn),
-            path,
-            full: std::sync::atomic::AtomicBool::new(true),
-        })
+    fn sqlite(store: sqlite::Sqlite) -> Store {
+        Store {
+            backend: Backend::Sqlite(store),
+        }
     }
 
     /// The database file, when there is one.
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave a half-written transaction behind
-        // (SQLite rolls it back), so the connection is still usable.
-        self.conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Sets the durability of the next commits on `conn` (the lock held): `synchronous=FULL`
-    /// or `NORMAL` in WAL mode, changed only when it differs. A `FULL` commit fsyncs the WAL,
-    /// so it also makes every `NORMAL` commit before it durable (group commit).
-    fn sync(&self, conn: &Connection, commit: Commit) -> Result<(), StoreError> {
-        use std::sync::atomic::Ordering;
-        let full = commit == Commit::Disk;
-        if self.path.is_some() && self.full.load(Ordering::Relaxed) != full {
-            let pragma = if full {
-                "PRAGMA synchronous = FULL"
-            } else {
-                "PRAGMA synchronous = NORMAL"
-            };
-            conn.prepare_cached(pragma)?.execute([])?;
-            self.full.store(full, Ordering::Relaxed);
+        match &self.backend {
+            Backend::Sqlite(s) => s.path(),
+            Backend::Memory(_) => None,
         }
-        Ok(())
     }
 
-    /// Runs `body` in one transaction committed at `commit`'s durability. `BEGIN`, `COMMIT`
-    /// and `ROLLBACK` are cached statements (rusqlite's `Transaction` parses them anew every
-    /// time, a measurable share of a step on the hot path); an error rolls back.
-    fn write<T>(
-        &self,
-        commit: Commit,
-        body: impl FnOnce(&Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, commit)?;
-        conn.prepare_cached("BEGIN")?.execute([])?;
-        let result = body(&conn).and_then(|value| {
-            conn.prepare_cached("COMMIT")?.execute([])?;
-            Ok(value)
-        });
-        if result.is_err() && !conn.is_autocommit() {
-            // The error above is the one to report; a failed rollback leaves the
-            // transaction to SQLite, which rolls it back when the connection is used again.
-            let _ = conn
-                .prepare_cached("ROLLBACK")
-                .and_then(|mut s| s.execute([]));
-        }
-        result
-    }
-
-    /// Records a new run. Committed without an fsync: [`Store::put_pending`], which the
-    /// engine calls next, fsyncs both (a power failure between them loses a run that has not
-    /// started anything).
+    /// Records a new run. Committed without an fsync, like its pending steps: the first
+    /// durable commit of the run (its first unit's end, a wait, its status) fsyncs them. A
+    /// crash keeps the run; a power failure before that commit loses it together with the
+    /// units in progress, which is what group commit loses anyway.
     pub fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Process)?;
-        conn.execute(
-            "INSERT INTO runs (id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms, lease_pid, lease_host, lease_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?10)",
-            params![
-                run.id,
-                run.workflow,
-                run.workflow_path,
-                run.workflow_hash,
-                run.workflow_source,
-                run.workdir,
-                serde_json::to_string(&run.inputs)?,
-                run.status.as_str(),
-                run.memory,
-                run.created_ms,
-                i64::from(std::process::id()),
-                hostname(),
-            ],
-        )?;
-        Ok(())
+        dispatch!(self.create_run(run))
     }
 
     /// Sets a run's status.
     pub fn set_run_status(&self, run: &str, status: RunStatus) -> Result<(), StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        conn.execute(
-            "UPDATE runs SET status = ?2, updated_ms = ?3 WHERE id = ?1",
-            params![run, status.as_str(), now_ms()],
-        )?;
-        Ok(())
+        dispatch!(self.set_run_status(run, status))
     }
 
     /// Saves the run's error memory (JSON).
     pub fn set_memory(&self, run: &str, memory: &str) -> Result<(), StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Process)?;
-        conn.execute(
-            "UPDATE runs SET memory = ?2, updated_ms = ?3 WHERE id = ?1",
-            params![run, memory, now_ms()],
-        )?;
-        Ok(())
+        dispatch!(self.set_memory(run, memory))
     }
 
     /// Writes a step's whole row (insert or replace) and, in the same transaction, an event.
     pub fn put_step(&self, run: &str, step: &StepRecord, event: &str) -> Result<(), StoreError> {
-        // A unit's intermediate changes are followed by its end (`done`, `exhausted`,
-        // `failed`, a wait), which is fsynced.
-        let commit = match event {
-            "started" | "attempt" | "repair" | "revise" | "validation_failed" | "validated" => {
-                Commit::Process
-            }
-            _ => Commit::Disk,
-        };
-        self.write(commit, |tx| {
-        tx.prepare_cached(
-            "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-             ON CONFLICT (run_id, id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-               repairs = excluded.repairs, repair_runs = excluded.repair_runs, revisions = excluded.revisions,
-               validations = excluded.validations, verdict = excluded.verdict, warnings = excluded.warnings,
-               diagnostics = excluded.diagnostics, input_tokens = excluded.input_tokens,
-               output_tokens = excluded.output_tokens, cost = excluded.cost, output = excluded.output,
-               started_ms = excluded.started_ms, ended_ms = excluded.ended_ms",
-        )?
-        .execute(params![
-                run,
-                step.id,
-                step.status.as_str(),
-                step.attempts,
-                step.repairs,
-                step.repair_runs,
-                step.revisions,
-                step.validations,
-                step.verdict,
-                json_or_null(&step.warnings)?,
-                json_or_null(&step.diagnostics)?,
-                step.input_tokens,
-                step.output_tokens,
-                step.cost,
-                step.output.as_ref().map(serde_json::to_string).transpose()?,
-                step.started_ms,
-                step.ended_ms,
-            ])?;
-        // The diagnostics of the moment go with the events that act on them (what an attempt
-        // was sent back for, why a step stopped), not with every event.
-        let detail = match event {
-            "repair"
-            | "revise"
-            | "exhausted"
-            | "failed"
-            | "validation_failed"
-            | "validation_exhausted" => json_or_null(&step.diagnostics)?,
-            _ => None,
-        };
-        tx.prepare_cached(
-            "INSERT INTO events (run_id, step, kind, at_ms, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![run, step.id, event, now_ms(), detail])?;
-        Ok(())
-        })
+        dispatch!(self.put_step(run, step, event))
     }
 
     /// Records every step of a new run as pending, in one transaction (so `status` lists the
-    /// steps that have not started).
+    /// steps that have not started); fsynced with the run's next durable commit.
     pub fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
-        self.write(Commit::Disk, |tx| {
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR IGNORE INTO steps (run_id, id, status) VALUES (?1, ?2, 'pending')",
-            )?;
-            for id in steps {
-                stmt.execute(params![run, id])?;
-            }
-            Ok(())
-        })
+        dispatch!(self.put_pending(run, steps))
     }
 
     /// Records a model or agent answer as it arrives (before it is checked), with the files
@@ -315,117 +166,22 @@ impl Store {
         call: &CallRecord,
         files: &[(String, Vec<u8>)],
     ) -> Result<i64, StoreError> {
-        self.write(Commit::Process, |tx| {
-        for (path, bytes) in files {
-            let hash = super::load::hex(&Sha256::digest(bytes));
-            tx.prepare_cached("INSERT OR IGNORE INTO artifacts (hash, bytes) VALUES (?1, ?2)")?
-                .execute(params![hash, bytes])?;
-            tx.prepare_cached(
-                "INSERT INTO artifact_links (run_id, step, path, kind, hash, at_ms) VALUES (?1, ?2, ?3, 'written', ?4, ?5)",
-            )?
-            .execute(params![run, call.step, path, hash, now_ms()])?;
-        }
-        let outcome = if call.outcome.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_string(&call.outcome)?)
-        };
-        tx.prepare_cached(
-            "INSERT INTO calls (run_id, step, role, seq, prompt_hash, raw, input_tokens, output_tokens, at_ms, outcome)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )?
-        .execute(params![
-            run,
-            call.step,
-            call.role,
-            call.seq,
-            call.prompt_hash,
-            call.raw,
-            call.input_tokens,
-            call.output_tokens,
-            now_ms(),
-            outcome
-        ])?;
-        Ok(tx.last_insert_rowid())
-        })
+        dispatch!(self.record_call(run, call, files))
     }
 
     /// The calls of a run, in order.
     pub fn calls(&self, run: &str) -> Result<Vec<CallRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT step, role, seq, prompt_hash, raw, input_tokens, output_tokens, outcome, at_ms FROM calls WHERE run_id = ?1 ORDER BY rowid",
-        )?;
-        let rows = stmt.query_map(params![run], |r| {
-            Ok((
-                CallRecord {
-                    step: r.get(0)?,
-                    role: r.get(1)?,
-                    seq: r.get(2)?,
-                    prompt_hash: r.get(3)?,
-                    raw: r.get(4)?,
-                    input_tokens: r.get(5)?,
-                    output_tokens: r.get(6)?,
-                    outcome: CallOutcome::default(),
-                    at_ms: r.get(8)?,
-                },
-                r.get::<_, Option<String>>(7)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (mut call, outcome) = row?;
-            call.outcome = parse_or_default(outcome.as_deref())?;
-            out.push(call);
-        }
-        Ok(out)
+        dispatch!(self.calls(run))
     }
 
     /// The events of a run, in order.
     pub fn events(&self, run: &str) -> Result<Vec<EventRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT step, kind, at_ms, detail FROM events WHERE run_id = ?1 ORDER BY rowid",
-        )?;
-        let rows = stmt.query_map(params![run], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (step, kind, at_ms, detail) = row?;
-            out.push(EventRecord {
-                step,
-                kind,
-                at_ms,
-                diagnostics: parse_or_default(detail.as_deref())?,
-            });
-        }
-        Ok(out)
+        dispatch!(self.events(run))
     }
 
     /// The stored files of a run, in order.
     pub fn links(&self, run: &str) -> Result<Vec<LinkRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT l.step, l.path, l.kind, l.hash, LENGTH(a.bytes), l.at_ms FROM artifact_links l
-             JOIN artifacts a ON a.hash = l.hash WHERE l.run_id = ?1 ORDER BY l.rowid",
-        )?;
-        let rows = stmt.query_map(params![run], |r| {
-            Ok(LinkRecord {
-                step: r.get(0)?,
-                path: r.get(1)?,
-                kind: r.get(2)?,
-                hash: r.get(3)?,
-                bytes: r.get(4)?,
-                at_ms: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        dispatch!(self.links(run))
     }
 
     /// Stores `bytes` by content hash (once) and links them to a run's step and path as
@@ -438,258 +194,79 @@ impl Store {
         kind: &str,
         bytes: &[u8],
     ) -> Result<String, StoreError> {
-        let hash = super::load::hex(&Sha256::digest(bytes));
-        let mut conn = self.conn();
-        self.sync(&conn, Commit::Process)?;
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT OR IGNORE INTO artifacts (hash, bytes) VALUES (?1, ?2)",
-            params![hash, bytes],
-        )?;
-        tx.execute(
-            "INSERT INTO artifact_links (run_id, step, path, kind, hash, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![run, step, path, kind, hash, now_ms()],
-        )?;
-        tx.commit()?;
-        Ok(hash)
+        dispatch!(self.put_artifact(run, step, path, kind, bytes))
     }
 
     /// The bytes of an artifact.
     pub fn artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT bytes FROM artifacts WHERE hash = ?1",
-                params![hash],
-                |r| r.get(0),
-            )
-            .optional()?)
+        dispatch!(self.artifact(hash))
     }
 
     /// Records what a paused run waits for, sets the step and the run to waiting, and adds
     /// an event — one transaction, committed before anything is printed.
     pub fn put_wait(&self, run: &str, wait: &WaitRecord) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO waits (run_id, step, reason, message, diagnostics, files, best, created_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (run_id, step) DO UPDATE SET reason = excluded.reason, message = excluded.message,
-               diagnostics = excluded.diagnostics, files = excluded.files, best = excluded.best,
-               created_ms = excluded.created_ms, resolved_ms = NULL",
-            params![
-                run,
-                wait.step,
-                wait.reason,
-                wait.message,
-                json_or_null(&wait.diagnostics)?,
-                serde_json::to_string(&wait.files)?,
-                wait.best,
-                now_ms()
-            ],
-        )?;
-        tx.execute(
-            "UPDATE steps SET status = 'waiting' WHERE run_id = ?1 AND id = ?2",
-            params![run, wait.step],
-        )?;
-        tx.execute(
-            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, 'waiting', ?3)",
-            params![run, wait.step, now_ms()],
-        )?;
-        tx.commit()?;
-        Ok(())
+        dispatch!(self.put_wait(run, wait))
     }
 
     /// The open waits of a run.
     pub fn waits(&self, run: &str) -> Result<Vec<WaitRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT step, reason, message, diagnostics, files, best FROM waits WHERE run_id = ?1 AND resolved_ms IS NULL ORDER BY created_ms, step",
-        )?;
-        let rows = stmt.query_map(params![run], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, Option<String>>(5)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (step, reason, message, diagnostics, files, best) = row?;
-            out.push(WaitRecord {
-                step,
-                reason,
-                message,
-                diagnostics: parse_or_default(diagnostics.as_deref())?,
-                files: serde_json::from_str(&files)?,
-                best,
-            });
-        }
-        Ok(out)
+        dispatch!(self.waits(run))
     }
 
     /// Marks the open wait of `step` resolved with `decision` (`approved`, `rejected`, ...),
     /// in one transaction with its event.
     pub fn resolve_wait(&self, run: &str, step: &str, decision: &str) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        let tx = conn.transaction()?;
-        tx.execute(
-            "UPDATE waits SET resolved_ms = ?3 WHERE run_id = ?1 AND step = ?2 AND resolved_ms IS NULL",
-            params![run, step, now_ms()],
-        )?;
-        tx.execute(
-            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![run, step, decision, now_ms()],
-        )?;
-        tx.commit()?;
-        Ok(())
+        dispatch!(self.resolve_wait(run, step, decision))
     }
 
     /// The process holding the run's lease: (pid, host, last heartbeat in ms).
     pub fn lease(&self, run: &str) -> Result<Option<(i64, String, i64)>, StoreError> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT lease_pid, lease_host, lease_ms FROM runs WHERE id = ?1",
-                params![run],
-                |r| {
-                    Ok((
-                        r.get::<_, Option<i64>>(0)?,
-                        r.get::<_, Option<String>>(1)?,
-                        r.get::<_, Option<i64>>(2)?,
-                    ))
-                },
-            )
-            .optional()?
-            .and_then(|(p, h, m)| Some((p?, h.unwrap_or_default(), m.unwrap_or_default()))))
+        dispatch!(self.lease(run))
     }
 
     /// Makes this process the run's only writer if the lease is still held by `expected`
     /// (process id, host; `None`: no holder) — a compare-and-swap, so of two processes taking
     /// the same lease one wins. Sets the run running. Returns whether the lease was taken.
     pub fn take_lease(&self, run: &str, expected: Option<(i64, &str)>) -> Result<bool, StoreError> {
-        let (pid, host) = expected.map_or((None, None), |(p, h)| (Some(p), Some(h)));
-        let conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        let changed = conn.execute(
-            "UPDATE runs SET lease_pid = ?2, lease_host = ?3, lease_ms = ?4, status = 'running'
-             WHERE id = ?1 AND lease_pid IS ?5 AND IFNULL(lease_host, '') = IFNULL(?6, '')",
-            params![
-                run,
-                i64::from(std::process::id()),
-                hostname(),
-                now_ms(),
-                pid,
-                host
-            ],
-        )?;
-        Ok(changed == 1)
+        dispatch!(self.take_lease(run, expected))
     }
 
     /// Renews this process's lease on the run (its heartbeat); false when another process
     /// holds it.
     pub fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Process)?;
-        let changed = conn.execute(
-            "UPDATE runs SET lease_ms = ?4 WHERE id = ?1 AND lease_pid = ?2 AND lease_host = ?3",
-            params![run, i64::from(std::process::id()), hostname(), now_ms()],
-        )?;
-        Ok(changed == 1)
+        dispatch!(self.heartbeat(run))
     }
 
     /// Adds an event.
     pub fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        conn.execute(
-            "INSERT INTO events (run_id, step, kind, at_ms) VALUES (?1, ?2, ?3, ?4)",
-            params![run, step, kind, now_ms()],
-        )?;
-        Ok(())
+        dispatch!(self.event(run, step, kind))
     }
 
     /// One run.
     pub fn run(&self, run: &str) -> Result<Option<RunRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(&format!("{} WHERE id = ?1", records::RUN_SELECT))?;
-        let found = stmt.query_row(params![run], records::run_row).optional()?;
-        found.map(records::finish_run).transpose()
+        dispatch!(self.run(run))
     }
 
     /// Every run, newest first.
     pub fn runs(&self) -> Result<Vec<RunRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "{} ORDER BY created_ms DESC, id",
-            records::RUN_SELECT
-        ))?;
-        let rows = stmt.query_map([], records::run_row)?;
-        rows.map(|r| records::finish_run(r?)).collect()
+        dispatch!(self.runs())
     }
 
     /// The steps of a run, in the order they were first written.
     pub fn steps(&self, run: &str) -> Result<Vec<StepRecord>, StoreError> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(&format!(
-            "{} WHERE run_id = ?1 ORDER BY rowid",
-            records::STEP_SELECT
-        ))?;
-        let rows = stmt.query_map(params![run], records::step_row)?;
-        rows.map(|r| records::finish_step(r?)).collect()
+        dispatch!(self.steps(run))
     }
 
     /// Deletes the runs last updated before `before_ms` that are not running (completed,
     /// failed, or waiting for a person), with everything they stored, then the files no run
     /// refers to any more, and compacts the database. Returns the ids deleted.
     pub fn prune(&self, before_ms: i64) -> Result<Vec<String>, StoreError> {
-        let mut conn = self.conn();
-        self.sync(&conn, Commit::Disk)?;
-        let tx = conn.transaction()?;
-        let ids: Vec<String> = {
-            let mut stmt = tx.prepare(
-                "SELECT id FROM runs WHERE updated_ms < ?1 AND status <> 'running' ORDER BY created_ms",
-            )?;
-            stmt.query_map(params![before_ms], |r| r.get(0))?
-                .collect::<Result<_, _>>()?
-        };
-        for id in &ids {
-            tx.execute("DELETE FROM runs WHERE id = ?1", params![id])?;
-        }
-        tx.execute(
-            "DELETE FROM artifacts WHERE hash NOT IN (SELECT hash FROM artifact_links)",
-            [],
-        )?;
-        tx.commit()?;
-        if !ids.is_empty() {
-            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;")?;
-        }
-        Ok(ids)
+        dispatch!(self.prune(before_ms))
     }
 
     /// Bytes stored for a run, raw answers and artifacts excluded (the size of its rows).
     pub fn run_bytes(&self, run: &str) -> Result<i64, StoreError> {
-        let conn = self.conn();
-        let sum = |sql: &str| -> Result<i64, rusqlite::Error> {
-            conn.query_row(sql, params![run], |r| r.get::<_, Option<i64>>(0))
-                .map(Option::unwrap_or_default)
-        };
-        Ok(sum(
-            "SELECT SUM(LENGTH(id) + LENGTH(workflow) + LENGTH(workflow_path) + LENGTH(workflow_hash) + LENGTH(workdir) + LENGTH(inputs) + LENGTH(status) + IFNULL(LENGTH(memory),0) + 48) FROM runs WHERE id = ?1",
-        )? + sum(
-            "SELECT SUM(LENGTH(id) + LENGTH(status) + IFNULL(LENGTH(verdict),0) + IFNULL(LENGTH(warnings),0) + IFNULL(LENGTH(diagnostics),0) + IFNULL(LENGTH(output),0) + 80) FROM steps WHERE run_id = ?1",
-        )? + sum("SELECT SUM(LENGTH(step) + LENGTH(kind) + 16) FROM events WHERE run_id = ?1")?
-            + sum(
-                "SELECT SUM(LENGTH(step) + LENGTH(role) + LENGTH(prompt_hash) + 32) FROM calls WHERE run_id = ?1",
-            )?
-            + sum(
-                "SELECT SUM(LENGTH(step) + LENGTH(path) + LENGTH(kind) + LENGTH(hash) + 16) FROM artifact_links WHERE run_id = ?1",
-            )?)
+        dispatch!(self.run_bytes(run))
     }
 }
 
@@ -719,19 +296,4 @@ pub fn hostname() -> String {
             .unwrap_or_default()
     })
     .clone()
-}
-
-/// Creates `path` with mode 0600 when it does not exist (prompts and answers are kept in it).
-fn create_private(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-    {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
 }

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// The newest schema version.
-pub(super) const VERSION: i64 = 2;
+pub(super) const VERSION: i64 = 3;
 
 const V1: &str = "
 CREATE TABLE runs (
@@ -96,6 +96,26 @@ CREATE INDEX events_by_run ON events (run_id);
 const V2: &str =
     "ALTER TABLE calls ADD COLUMN outcome TEXT; ALTER TABLE events ADD COLUMN detail TEXT;";
 
+/// Version 3: events keyed by run and their order in it, in one b-tree (`WITHOUT ROWID`)
+/// instead of a table and an index: every commit that adds an event writes one page less
+/// (a step's durable commits write 6 pages instead of 8). The order of events is kept: the
+/// old rowids become the numbers.
+const V3: &str = "
+CREATE TABLE events_v3 (
+  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  n INTEGER NOT NULL,
+  step TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  detail TEXT,
+  PRIMARY KEY (run_id, n)
+) WITHOUT ROWID;
+INSERT INTO events_v3 (run_id, n, step, kind, at_ms, detail)
+  SELECT run_id, rowid, step, kind, at_ms, detail FROM events;
+DROP TABLE events;
+ALTER TABLE events_v3 RENAME TO events;
+";
+
 /// Brings the database to [`VERSION`] in one `BEGIN IMMEDIATE` transaction: the version is
 /// read again under the write lock, so of several processes opening a new store at once one
 /// creates the tables and the others find them.
@@ -118,6 +138,9 @@ pub(super) fn migrate(conn: &Connection) -> Result<(), StoreError> {
         }
         if found < 2 {
             conn.execute_batch(V2)?;
+        }
+        if found < 3 {
+            conn.execute_batch(V3)?;
         }
         conn.pragma_update(None, "user_version", VERSION)?;
         Ok(())

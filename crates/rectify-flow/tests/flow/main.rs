@@ -11,6 +11,7 @@
 )]
 
 mod answers;
+mod backends;
 mod bad_input;
 mod config;
 mod resume;

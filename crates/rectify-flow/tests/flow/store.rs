@@ -5,7 +5,7 @@ use rectify_flow::{Report, RunStatus, Store};
 use crate::support::Fixture;
 
 /// A step whose first answer misses a field (revised once) and a second that passes.
-fn revised(f: &Fixture) {
+pub fn revised(f: &Fixture) {
     f.file(
         "n.schema.json",
         r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
@@ -53,17 +53,34 @@ fn a_store_written_by_version_1_opens_and_its_calls_read_back() {
     let f = Fixture::new();
     revised(&f);
     let (s, store) = f.run(&[]);
+    let kinds = |store: &Store| -> Vec<(String, String)> {
+        let events = store.events(&s.run_id).unwrap();
+        events.into_iter().map(|e| (e.step, e.kind)).collect()
+    };
+    let before = kinds(&store);
     drop(store);
-    // Turn the file back into a version-1 store (no `outcome`, no `detail` columns).
+    // Turn the file back into a version-1 store: no `outcome` or `detail` columns, events a
+    // table with an index (version 3 made them one b-tree keyed by run).
     let db = f.work.join(".rectify/rectify.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(
-            "ALTER TABLE calls DROP COLUMN outcome; ALTER TABLE events DROP COLUMN detail; PRAGMA user_version = 1;",
+            "ALTER TABLE calls DROP COLUMN outcome;
+             CREATE TABLE events_v1 (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+               step TEXT NOT NULL, kind TEXT NOT NULL, at_ms INTEGER NOT NULL);
+             INSERT INTO events_v1 SELECT run_id, step, kind, at_ms FROM events ORDER BY run_id, n;
+             DROP TABLE events; ALTER TABLE events_v1 RENAME TO events;
+             CREATE INDEX events_by_run ON events (run_id);
+             PRAGMA user_version = 1;",
         )
         .unwrap();
     }
     let store = Store::open(&f.work).unwrap();
+    assert_eq!(kinds(&store), before, "events read back in their order");
+    store.event(&s.run_id, "count", "noted").unwrap();
+    let after = kinds(&store);
+    assert_eq!(after.last().unwrap().1, "noted", "a new event comes last");
+    assert_eq!(after.len(), before.len() + 1);
     let calls = store.calls(&s.run_id).unwrap();
     assert_eq!(calls.len(), 2);
     assert!(calls.iter().all(|c| c.outcome.is_empty()));
@@ -71,7 +88,7 @@ fn a_store_written_by_version_1_opens_and_its_calls_read_back() {
         .unwrap()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2, "migrated in place");
+    assert_eq!(version, 3, "migrated in place");
 }
 
 #[test]

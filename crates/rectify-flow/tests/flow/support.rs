@@ -85,8 +85,12 @@ impl Fixture {
     }
 
     pub fn run(&self, inputs: &[(&str, &str)]) -> (RunSummary, Arc<Store>) {
+        self.run_on(Arc::new(Store::open(&self.work).unwrap()), inputs)
+    }
+
+    /// Runs the workflow with `store` (the file store or one in memory).
+    pub fn run_on(&self, store: Arc<Store>, inputs: &[(&str, &str)]) -> (RunSummary, Arc<Store>) {
         let wf = load(&self.root.join("workflow.yaml")).unwrap_or_else(|e| panic!("{e}"));
-        let store = Arc::new(Store::open(&self.work).unwrap());
         let mut options = RunOptions::new(&self.work);
         options.inputs = inputs
             .iter()
