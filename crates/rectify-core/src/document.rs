@@ -33,7 +33,46 @@ pub struct Document {
     pub spans: SpanMap,
     /// Markdown sections, in order (empty for other formats).
     pub sections: Vec<Section>,
-    line_starts: OnceLock<Vec<usize>>,
+    lines: OnceLock<Lines>,
+}
+
+/// Where lines start, and column marks inside long lines, so that locating a value costs
+/// O(log n + 4 KiB) and not a count from the start of a line that may be the whole document.
+#[derive(Debug, Default)]
+struct Lines {
+    starts: Vec<usize>,
+    /// `(byte, column)` every [`MARK_EVERY`] bytes inside lines longer than that, in order.
+    marks: Vec<(usize, usize)>,
+}
+
+/// Bytes between two column marks of a long line.
+const MARK_EVERY: usize = 4096;
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut marks = Vec::new();
+        for (i, &a) in starts.iter().enumerate() {
+            let b = starts.get(i + 1).copied().unwrap_or(text.len());
+            if b - a > MARK_EVERY {
+                long_line_marks(text, a, b, &mut marks);
+            }
+        }
+        Lines { starts, marks }
+    }
+}
+
+fn long_line_marks(text: &str, a: usize, b: usize, marks: &mut Vec<(usize, usize)>) {
+    let Some(line) = text.get(a..b) else { return };
+    let mut next = MARK_EVERY;
+    for (column, (i, _)) in line.char_indices().enumerate() {
+        if i >= next {
+            marks.push((a + i, column + 1));
+            next = i + MARK_EVERY;
+        }
+    }
 }
 
 impl Document {
@@ -45,7 +84,7 @@ impl Document {
             value,
             spans,
             sections: Vec::new(),
-            line_starts: OnceLock::new(),
+            lines: OnceLock::new(),
         }
     }
 
@@ -72,13 +111,19 @@ impl Document {
 
     /// A [`Span`] with line and column for the byte range `start..end`.
     pub fn span(&self, start: usize, end: usize) -> Span {
-        let starts = self.line_starts.get_or_init(|| line_starts(&self.source));
-        let line = starts.partition_point(|&s| s <= start).max(1);
-        let line_start = starts[line - 1];
+        let lines = self.lines.get_or_init(|| Lines::new(&self.source));
+        let line = lines.starts.partition_point(|&s| s <= start).max(1);
+        let line_start = lines.starts[line - 1];
+        // Count from the last mark of this line before `start`, else from the line's start.
+        let m = lines.marks.partition_point(|&(b, _)| b <= start);
+        let (from, base) = match m.checked_sub(1).map(|i| lines.marks[i]) {
+            Some((b, c)) if b >= line_start => (b, c),
+            _ => (line_start, 1),
+        };
         let column = self
             .source
-            .get(line_start..start)
-            .map_or(1, |s| s.chars().count() + 1);
+            .get(from..start)
+            .map_or(1, |s| s.chars().count() + base);
         Span {
             start,
             end,
@@ -89,7 +134,7 @@ impl Document {
 
     /// The text of 1-based line `line`, without its line ending.
     pub fn line_text(&self, line: usize) -> &str {
-        let starts = self.line_starts.get_or_init(|| line_starts(&self.source));
+        let starts = &self.lines.get_or_init(|| Lines::new(&self.source)).starts;
         let Some(&start) = starts.get(line.wrapping_sub(1)) else {
             return "";
         };
@@ -99,12 +144,6 @@ impl Document {
             .unwrap_or("")
             .trim_end_matches(['\n', '\r'])
     }
-}
-
-fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
 }
 
 #[cfg(test)]
@@ -127,5 +166,18 @@ mod tests {
         assert_eq!(doc.line_text(2), "cdé");
         assert_eq!(doc.line_text(9), "");
         assert_eq!(doc.locate("/x").span, None);
+    }
+
+    /// Columns on a long line (marks every 4 KiB) are the count of characters before them.
+    #[test]
+    fn columns_on_long_lines_count_characters() {
+        let text = format!("x\n{}", "aé€😀".repeat(5_000));
+        let doc = Document::new(Format::Text, text.clone(), Value::Null, SpanMap::default());
+        for (column, (i, _)) in text[2..].char_indices().enumerate().step_by(997) {
+            let s = doc.span(2 + i, 2 + i);
+            assert_eq!((s.line, s.column), (2, column + 1), "at byte {}", 2 + i);
+        }
+        let end = doc.span(text.len(), text.len());
+        assert_eq!(end.column, 20_001);
     }
 }

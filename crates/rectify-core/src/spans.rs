@@ -1,10 +1,13 @@
 //! A compact map from JSON Pointer to source span, built in one pass by a reader.
 //!
 //! Nodes are stored in document order (pre-order) with their descendant count, so building
-//! costs one push per value and a lookup walks only the siblings along the pointer. Object keys
-//! are kept as byte ranges into the source when they can be, so no string is allocated per key.
+//! costs one push per value. The first lookup indexes every node's children in one pass, so an
+//! array element is found in constant time (and k lookups in a long array cost O(n + k), not
+//! O(n·k)); an object member is found by walking that object's keys. Object keys are kept as
+//! byte ranges into the source when they can be, so no string is allocated per key.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use crate::location::pointer_segments;
 
@@ -36,6 +39,41 @@ pub struct NodeId(usize);
 #[derive(Clone, Debug, Default)]
 pub struct SpanMap {
     nodes: Vec<Node>,
+    /// The children of every node, built on the first lookup.
+    children: OnceLock<Children>,
+}
+
+/// Node `p`'s children are `list[first[p]..first[p + 1]]` (node indices, in order).
+#[derive(Clone, Debug, Default)]
+struct Children {
+    first: Vec<usize>,
+    list: Vec<usize>,
+}
+
+impl Children {
+    /// One pass: each node is listed once, under its parent.
+    fn build(nodes: &[Node]) -> Children {
+        let mut first = Vec::with_capacity(nodes.len() + 1);
+        let mut list = Vec::with_capacity(nodes.len().saturating_sub(1));
+        for (parent, node) in nodes.iter().enumerate() {
+            first.push(list.len());
+            let end = parent + 1 + node.descendants;
+            let mut child = parent + 1;
+            while child < end && child < nodes.len() {
+                list.push(child);
+                child += 1 + nodes[child].descendants;
+            }
+        }
+        first.push(list.len());
+        Children { first, list }
+    }
+
+    fn of(&self, parent: usize) -> &[usize] {
+        match (self.first.get(parent), self.first.get(parent + 1)) {
+            (Some(&a), Some(&b)) => self.list.get(a..b).unwrap_or_default(),
+            _ => &[],
+        }
+    }
 }
 
 /// Builds a [`SpanMap`] in document order.
@@ -99,7 +137,10 @@ impl SpanMapBuilder {
 
     /// Finishes the map.
     pub fn finish(self) -> SpanMap {
-        SpanMap { nodes: self.nodes }
+        SpanMap {
+            nodes: self.nodes,
+            children: OnceLock::new(),
+        }
     }
 }
 
@@ -143,26 +184,26 @@ impl SpanMap {
     }
 
     fn child(&self, source: &str, parent: usize, seg: &str) -> Option<usize> {
-        let end = parent + 1 + self.nodes[parent].descendants;
-        let index: Option<usize> = seg.parse().ok();
-        let (mut child, mut position, mut found) = (parent + 1, 0, None);
-        while child < end {
-            let node = &self.nodes[child];
-            let hit = match &node.key {
-                Key::Index => index == Some(position),
+        let children = self
+            .children
+            .get_or_init(|| Children::build(&self.nodes))
+            .of(parent);
+        let first = *children.first()?;
+        if self.nodes[first].key == Key::Index {
+            // An array: its elements are addressed by position.
+            let index: usize = seg.parse().ok()?;
+            return children.get(index).copied();
+        }
+        // An object: the last member with the key wins, as when reading.
+        children
+            .iter()
+            .rev()
+            .copied()
+            .find(|&c| match &self.nodes[c].key {
+                Key::Index => false,
                 Key::Raw(s, e) => raw_key(source, *s, *e).is_some_and(|k| k == seg),
                 Key::Owned(k) => &**k == seg,
-            };
-            if hit {
-                found = Some(child);
-                if node.key == Key::Index {
-                    break;
-                }
-            }
-            position += 1;
-            child += 1 + node.descendants;
-        }
-        found
+            })
     }
 }
 

@@ -43,6 +43,10 @@ use serde_json::Value;
 use crate::ConfigError;
 use template::Template;
 
+/// At most this many diagnostics per rule; the rest are counted in one more diagnostic (a
+/// document that fails a rule 40,000 times is reported in bounded time and size).
+pub const MAX_FINDINGS: usize = 100;
+
 /// Named reference documents for cross-document rules (`plan` → its document).
 pub type References = BTreeMap<String, Document>;
 
@@ -244,10 +248,28 @@ impl Rule {
             rule: &self.id,
         };
         let findings = self.check.run(&cx)?;
-        Ok(findings
+        let rest = findings.len().saturating_sub(MAX_FINDINGS);
+        let mut out: Vec<Diagnostic> = findings
             .into_iter()
+            .take(MAX_FINDINGS)
             .map(|f| self.diagnostic(doc, f))
-            .collect())
+            .collect();
+        if rest > 0 {
+            out.push(self.rest(rest));
+        }
+        Ok(out)
+    }
+
+    /// The one diagnostic that stands for the findings past [`MAX_FINDINGS`]: how many.
+    fn rest(&self, count: usize) -> Diagnostic {
+        let message = format!(
+            "{count} more values fail rule `{}` (only the first {MAX_FINDINGS} are listed)",
+            self.id
+        );
+        let mut d = Diagnostic::error(self.check.code(), Location::root(), message)
+            .source(format!("rules:{}", self.id));
+        d.severity = self.severity;
+        d
     }
 
     fn diagnostic(&self, doc: &Document, finding: Finding) -> Diagnostic {

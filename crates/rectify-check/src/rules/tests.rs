@@ -562,3 +562,30 @@ fn yaml_rules_errors_carry_lines() {
     let err = RuleSet::from_file(&path).unwrap_err();
     assert!(matches!(err, ConfigError::Unreadable { .. }), "{err:?}");
 }
+
+/// A rule that fails for many values reports the first [`MAX_FINDINGS`], located, and one
+/// more diagnostic counting the rest.
+#[test]
+fn many_failures_are_capped_with_a_count_of_the_rest() {
+    let tasks: Vec<Value> = (0..250)
+        .map(|i| json!({"id": i, "phaseId": format!("x{i}")}))
+        .collect();
+    let text = serde_json::to_string(&json!({"phases": [{"id": "p1"}], "tasks": tasks})).unwrap();
+    let doc = json_doc(&text);
+    let set = rules(&json!({"rules": [
+        {"id": "phase", "each": "$.tasks[*].phaseId", "in": "$.phases[*].id", "severity": "warning"}
+    ]}));
+    let found = run(&set, &doc);
+    assert_eq!(found.len(), MAX_FINDINGS + 1);
+    assert_eq!(found[99].location.path, "tasks[99].phaseId");
+    assert!(found[99].location.span.is_some());
+    let rest = &found[MAX_FINDINGS];
+    assert_eq!(rest.code, "rule.ref");
+    assert_eq!(rest.severity, Severity::Warning);
+    assert!(
+        rest.message
+            .starts_with("150 more values fail rule `phase`"),
+        "{}",
+        rest.message
+    );
+}
