@@ -44,5 +44,5 @@ pub mod typed;
 pub use checker::{Checker, CheckerBuilder};
 pub use error::ConfigError;
 pub use rules::{References, Rule, RuleSet};
-pub use schema::{CompiledSchema, Draft, SchemaSet};
+pub use schema::{CompiledSchema, Draft, RefAccess, SchemaSet};
 pub use typed::{Typed, TypedSchema, check_as, check_value_as, deserialize_value, schema_of};

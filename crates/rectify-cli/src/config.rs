@@ -4,19 +4,43 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use rectify_check::{CompiledSchema, References, RuleSet};
+
+use crate::exit::Hint;
+use rectify_check::{CompiledSchema, RefAccess, References, RuleSet};
 use rectify_parse::Limits;
 use serde_json::Value;
 
 use crate::args::RefArg;
 use crate::input;
 
-/// Reads and compiles the schema at `path`; returns its value too.
-pub fn schema(path: &Path, limits: &Limits) -> Result<(Value, CompiledSchema)> {
+/// Reads and compiles the schema at `path`; returns its value too. Its `$ref`s read only
+/// files under its directory unless `refs_anywhere`.
+pub fn schema(
+    path: &Path,
+    limits: &Limits,
+    refs_anywhere: bool,
+) -> Result<(Value, CompiledSchema)> {
     let doc = input::read_config_document(path, "schema", limits)?;
     let name = path.display().to_string();
-    let compiled = CompiledSchema::compile_named(&doc.value, &name, Some(path))
-        .with_context(|| format!("cannot use the schema `{name}`"))?;
+    let access = if refs_anywhere {
+        RefAccess::Anywhere
+    } else {
+        RefAccess::SchemaDir
+    };
+    let compiled = CompiledSchema::compile_named_with(&doc.value, &name, Some(path), access)
+        .map_err(|e| {
+            let text = e.to_string();
+            let err = if text.contains("outside the schema's directory") {
+                // The hint goes last in the chain, under the cause it is about.
+                anyhow::Error::new(Hint(
+                    "`--refs-anywhere` lets the schema's `$ref`s read any local file".to_owned(),
+                ))
+                .context(text)
+            } else {
+                anyhow::Error::new(e)
+            };
+            err.context(format!("cannot use the schema `{name}`"))
+        })?;
     Ok((doc.value, compiled))
 }
 

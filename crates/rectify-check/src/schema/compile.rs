@@ -9,18 +9,23 @@ use jsonschema::{ReferencingError, ValidationError, Validator};
 use rectify_core::push_pointer;
 use serde_json::Value;
 
+use super::refs::{Confined, RefAccess};
 use crate::ConfigError;
 
-/// Compiles `schema`; `base` is the schema file, for relative `$ref`s.
+/// Compiles `schema`; `base` is the schema file, for relative `$ref`s, which read files as
+/// `access` allows.
 pub(super) fn build(
     schema: &Value,
     origin: &str,
     base: Option<&Path>,
+    access: RefAccess,
 ) -> Result<Validator, ConfigError> {
     // Formats are assertions in every draft (drafts 4-7 already assert them; 2019-09 and
     // 2020-12 would only annotate): a model's `"date": "tomorrow"` must not pass. Unknown
     // formats (such as schemars' `uint32`) are ignored.
-    let mut options = jsonschema::options().should_validate_formats(true);
+    let mut options = jsonschema::options()
+        .should_validate_formats(true)
+        .with_retriever(Confined::new(base, access));
     if let Some(uri) = base.and_then(file_uri) {
         options = options.with_base_uri(uri);
     }
@@ -89,7 +94,7 @@ fn find_ref_in(value: &Value, matches: &dyn Fn(&str) -> bool, pointer: &mut Stri
     false
 }
 
-fn percent_decode(text: &str) -> String {
+pub(super) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

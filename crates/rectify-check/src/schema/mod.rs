@@ -9,12 +9,15 @@
 
 mod compile;
 mod message;
+mod refs;
 
 use std::path::Path;
 
 use jsonschema::Validator;
 use rectify_core::{Diagnostic, Document};
 use serde_json::Value;
+
+pub use refs::RefAccess;
 
 use crate::ConfigError;
 
@@ -79,13 +82,27 @@ impl CompiledSchema {
 
     /// Compiles `schema`, calling it `origin` in errors and diagnostics, with relative `$ref`s
     /// resolved against the file `base` (the schema's own path) when given.
+    /// Local `$ref`s may read only files under `base`'s directory (none when there is no
+    /// `base`); remote ones are never fetched. [`CompiledSchema::compile_named_with`] allows
+    /// any local file.
     pub fn compile_named(
         schema: &Value,
         origin: impl Into<String>,
         base: Option<&Path>,
     ) -> Result<CompiledSchema, ConfigError> {
+        CompiledSchema::compile_named_with(schema, origin, base, RefAccess::SchemaDir)
+    }
+
+    /// [`CompiledSchema::compile_named`], with `$ref`s reading the local files `access`
+    /// allows.
+    pub fn compile_named_with(
+        schema: &Value,
+        origin: impl Into<String>,
+        base: Option<&Path>,
+        access: RefAccess,
+    ) -> Result<CompiledSchema, ConfigError> {
         let origin = origin.into();
-        let validator = compile::build(schema, &origin, base)?;
+        let validator = compile::build(schema, &origin, base, access)?;
         let source = if origin == "schema" {
             origin.clone()
         } else {
@@ -99,10 +116,19 @@ impl CompiledSchema {
     }
 
     /// Reads and compiles a schema file (JSON, or YAML by extension); relative `$ref`s resolve
-    /// against the file's directory.
+    /// against the file's directory and may read only files under it.
     pub fn compile_file(path: &Path) -> Result<CompiledSchema, ConfigError> {
+        CompiledSchema::compile_file_with(path, RefAccess::SchemaDir)
+    }
+
+    /// [`CompiledSchema::compile_file`], with `$ref`s reading the local files `access`
+    /// allows.
+    pub fn compile_file_with(
+        path: &Path,
+        access: RefAccess,
+    ) -> Result<CompiledSchema, ConfigError> {
         let value = compile::read_file(path)?;
-        CompiledSchema::compile_named(&value, path.display().to_string(), Some(path))
+        CompiledSchema::compile_named_with(&value, path.display().to_string(), Some(path), access)
     }
 
     /// Where the schema came from (`schema` or its file name).

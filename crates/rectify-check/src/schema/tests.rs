@@ -340,3 +340,56 @@ fn formats_are_asserted_in_every_draft() {
         assert!(s.is_valid(&json!({"due": "2026-11-22"})));
     }
 }
+
+/// A `$ref` reads files only under the schema's directory (symbolic links resolved), so a
+/// schema cannot put another file's values into error messages; `RefAccess::Anywhere` allows
+/// it; remote references are never fetched.
+#[test]
+fn refs_are_confined_to_the_schema_directory() {
+    let outer = tempfile::tempdir().unwrap();
+    let secret = outer.path().join("secret.json");
+    std::fs::write(&secret, r#"{"api_key": "sk-very-secret"}"#).unwrap();
+    let dir = outer.path().join("schemas");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("id.yaml"), "type: integer\n").unwrap();
+    std::os::unix::fs::symlink(&secret, dir.join("link.json")).unwrap();
+    let schema = |file: &str, r: &str| {
+        let path = dir.join(file);
+        std::fs::write(
+            &path,
+            format!(r#"{{"properties": {{"id": {{"$ref": "{r}"}}}}}}"#),
+        )
+        .unwrap();
+        path
+    };
+    // Inside the directory, YAML included: read.
+    let ok = CompiledSchema::compile_file(&schema("ok.json", "id.yaml")).unwrap();
+    assert!(!ok.is_valid(&json!({"id": "x"})));
+    for (file, r) in [
+        ("up.json", "../secret.json#/api_key"),
+        ("link.json.schema", "link.json#/api_key"),
+        ("abs.json", &format!("file://{}#/api_key", secret.display())),
+    ] {
+        let err = CompiledSchema::compile_file(&schema(file, r))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("outside the schema's directory"), "{r}: {err}");
+        assert!(!err.contains("sk-very-secret"), "{r}: {err}");
+    }
+    let anywhere = CompiledSchema::compile_named_with(
+        &json!({"properties": {"id": {"$ref": "../secret.json"}}}),
+        "s",
+        Some(&dir.join("up.json")),
+        RefAccess::Anywhere,
+    );
+    assert!(anywhere.is_ok(), "{anywhere:?}");
+    // A schema that is not a file reads no file; a remote reference is not fetched.
+    let inline = CompiledSchema::compile(&json!({"$ref": format!("file://{}", secret.display())}))
+        .unwrap_err()
+        .to_string();
+    assert!(inline.contains("may read no file"), "{inline}");
+    let remote = CompiledSchema::compile(&json!({"$ref": "https://example.invalid/s.json"}))
+        .unwrap_err()
+        .to_string();
+    assert!(remote.contains("not fetched"), "{remote}");
+}

@@ -19,6 +19,10 @@ pub struct AskArgs {
     /// The JSON Schema (JSON or YAML) the answer must satisfy.
     #[arg(long, value_name = "SCHEMA")]
     pub schema: PathBuf,
+    /// Let the schema's `$ref`s read any local file (default: only files under the schema's
+    /// own directory; remote references are never fetched).
+    #[arg(long)]
+    pub refs_anywhere: bool,
     /// A rules file (YAML) the answer must also satisfy.
     #[arg(long, value_name = "RULES")]
     pub rules: Option<PathBuf>,

@@ -16,6 +16,10 @@ pub struct CheckArgs {
     /// A JSON Schema (JSON or YAML) the document must satisfy; repeat to require several.
     #[arg(long, value_name = "SCHEMA")]
     pub schema: Vec<PathBuf>,
+    /// Let the schema's `$ref`s read any local file (default: only files under the schema's
+    /// own directory; remote references are never fetched).
+    #[arg(long)]
+    pub refs_anywhere: bool,
     /// A rules file (YAML) with cross-document and structure rules.
     #[arg(long, value_name = "RULES")]
     pub rules: Option<PathBuf>,

@@ -78,7 +78,7 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     if prompt.trim().is_empty() {
         bail!("the prompt is empty");
     }
-    let (schema, compiled) = config::schema(&args.schema, limits)?;
+    let (schema, compiled) = config::schema(&args.schema, limits, args.refs_anywhere)?;
     let mut task = Task::new(prompt).compiled_schema(schema, compiled);
     if let Some(system) = &args.system {
         task = task.system(system.clone());

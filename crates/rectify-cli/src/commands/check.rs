@@ -36,7 +36,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitStatus> {
 fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
     let mut schemas = SchemaSet::new();
     for path in &args.schema {
-        schemas.push(config::schema(path, limits)?.1);
+        schemas.push(config::schema(path, limits, args.refs_anywhere)?.1);
     }
     let mut builder = Checker::builder().schemas(schemas);
     if let Some(path) = &args.rules {

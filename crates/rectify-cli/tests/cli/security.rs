@@ -62,3 +62,49 @@ fn shell_syntax_in_values_stays_data_and_agents_never_see_the_keys() {
     assert!(!text.contains("SECRET"), "a key was written");
     assert!(text.contains("touch pwned1"), "the scan reads the store");
 }
+
+/// A schema's `$ref` reads only files under the schema's directory: one pointing at a secret
+/// elsewhere is a configuration error (exit 2) that neither prints the secret nor uses it, with
+/// a hint; `--refs-anywhere` allows it.
+#[test]
+fn schema_refs_outside_the_schema_directory_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("secret.json"), r#"{"api_key": "sk-do-not-print"}"#).unwrap();
+    std::fs::write(p.join("defs.json"), r#"{"type": "integer"}"#).unwrap();
+    std::fs::create_dir(p.join("s")).unwrap();
+    std::fs::write(
+        p.join("s/leak.json"),
+        r#"{"properties": {"id": {"$ref": "../secret.json#/api_key"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("s/shared.json"),
+        r#"{"properties": {"id": {"$ref": "../defs.json"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(p.join("doc.json"), r#"{"id": 1}"#).unwrap();
+    let path = |f: &str| p.join(f).display().to_string();
+    let leak = crate::support::run(&["check", &path("doc.json"), "--schema", &path("s/leak.json")]);
+    assert_eq!(leak.code, 2, "{}", leak.stderr);
+    assert!(
+        leak.stderr.contains("outside the schema's directory"),
+        "{}",
+        leak.stderr
+    );
+    assert!(
+        leak.stderr.contains("hint: `--refs-anywhere`"),
+        "{}",
+        leak.stderr
+    );
+    assert!(!format!("{}{}", leak.stdout, leak.stderr).contains("sk-do-not-print"));
+    let shared = [
+        "check",
+        &path("doc.json"),
+        "--schema",
+        &path("s/shared.json"),
+    ];
+    assert_eq!(crate::support::run(&shared).code, 2);
+    let allowed = crate::support::run(&[&shared[..], &["--refs-anywhere"]].concat());
+    assert_eq!(allowed.code, 0, "{}", allowed.stderr);
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rectify_check::{Checker, CompiledSchema, References, RuleSet};
+use rectify_check::{Checker, CompiledSchema, RefAccess, References, RuleSet};
 use rectify_core::{Diagnostic, Format, Location, Repair};
 use rectify_parse::Limits;
 use rectify_repair::RepairOptions;
@@ -58,9 +58,21 @@ pub struct SchemaEntry {
 #[derive(Debug, Default)]
 pub struct SchemaCache {
     entries: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<SchemaEntry>>>,
+    /// The directory the schemas' `$ref`s may read under (the workflow's); `None`: each
+    /// schema's own directory.
+    root: Option<std::path::PathBuf>,
 }
 
 impl SchemaCache {
+    /// A cache whose schemas' `$ref`s may read files under `root` (the workflow's directory,
+    /// so that schemas can share definitions from a sibling directory).
+    pub fn under(root: &Path) -> SchemaCache {
+        SchemaCache {
+            root: Some(root.to_path_buf()),
+            ..SchemaCache::default()
+        }
+    }
+
     /// The schema at `path`, compiled on first use.
     pub fn get(&self, path: &Path) -> Result<Arc<SchemaEntry>, String> {
         let mut entries = self
@@ -70,7 +82,12 @@ impl SchemaCache {
         if let Some(found) = entries.get(path) {
             return Ok(Arc::clone(found));
         }
-        let compiled = CompiledSchema::compile_file(path).map_err(|e| e.to_string())?;
+        let access = self
+            .root
+            .clone()
+            .map_or(RefAccess::SchemaDir, RefAccess::Under);
+        let compiled =
+            CompiledSchema::compile_file_with(path, access).map_err(|e| e.to_string())?;
         let doc =
             rectify_parse::read_file(path, None, &Limits::default()).map_err(|e| e.to_string())?;
         let value = doc.document.map(|d| d.value).unwrap_or_default();

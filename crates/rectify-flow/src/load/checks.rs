@@ -104,7 +104,7 @@ pub(super) fn all(
     doc: &Document,
     problems: &mut Vec<Problem>,
 ) -> SchemaCache {
-    let schemas = SchemaCache::default();
+    let schemas = SchemaCache::under(dir);
     let cx = Cx {
         spec,
         agents,
