@@ -11,6 +11,10 @@ use crate::Task;
 /// The stable code of the diagnostic added when an answer was cut off by the token limit.
 pub const TRUNCATED: &str = "response.truncated";
 
+/// The stable code of the diagnostic added when the model refused to answer (re-asked once,
+/// with this diagnostic as feedback; a second refusal ends the run as refused).
+pub const REFUSED: &str = "response.refused";
+
 /// Repair's own note that a coerced value still does not fit the schema.
 const SCHEMA_MISMATCH: &str = "repair.schema_mismatch";
 
@@ -65,7 +69,23 @@ pub(crate) fn evaluate(
     if *finish == FinishReason::Length {
         diagnostics.push(truncated());
     }
+    if *finish == FinishReason::Refusal {
+        diagnostics.insert(0, refused(text));
+    }
     Report::new(repaired.value, diagnostics, repaired.repairs)
+}
+
+fn refused(text: &str) -> Diagnostic {
+    let d = Diagnostic::error(REFUSED, Location::root(), "the model refused to answer")
+        .expected("an answer to the request")
+        .source("provider");
+    if text.trim().is_empty() {
+        d
+    } else {
+        d.received(rectify_core::truncate_received(&Value::String(
+            text.trim().to_owned(),
+        )))
+    }
 }
 
 fn truncated() -> Diagnostic {

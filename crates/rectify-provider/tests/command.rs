@@ -294,12 +294,32 @@ async fn a_json_envelope_gives_answer_and_usage() {
     assert_eq!(response.text, "{\"a\":1}");
     assert_eq!(response.usage, Usage::new(3, 4));
 
+    // Output that is not the envelope is a content problem: all of stdout is the answer (to
+    // be read, repaired or sent back), with a notice for the ledger; not a provider failure.
     config.answer_pointer = Some("/missing".into());
-    let error = provider(config)
+    let response = provider(config.clone())
         .complete(&Request::new("x"))
         .await
-        .unwrap_err();
-    assert!(matches!(error.kind, ErrorKind::InvalidResponse { .. }));
+        .unwrap();
+    assert!(
+        response.text.starts_with(r#"{"type":"result""#),
+        "{}",
+        response.text
+    );
+    assert!(
+        response.notices[0].contains("nothing at `/missing`"),
+        "{:?}",
+        response.notices
+    );
+    let mut prose = script(dir.path(), "prose.sh", r#"echo 'Sure! {"a": 2}'"#);
+    prose.answer_pointer = Some("/result".into());
+    let response = provider(prose).complete(&Request::new("x")).await.unwrap();
+    assert_eq!(response.text.trim(), r#"Sure! {"a": 2}"#);
+    assert!(
+        response.notices[0].contains("not the expected JSON envelope"),
+        "{:?}",
+        response.notices
+    );
 }
 
 #[tokio::test]

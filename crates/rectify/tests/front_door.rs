@@ -147,7 +147,10 @@ fn exhaustion_is_an_error_that_lists_the_problems_and_keeps_the_ledger() {
 
 #[test]
 fn refusals_and_provider_failures_are_their_own_variants() {
-    let refusing = ScriptedProvider::new("r").refusal("I cannot help with that.");
+    // Refused twice (a first refusal is re-asked once).
+    let refusing = ScriptedProvider::new("r")
+        .refusal("No.")
+        .refusal("I cannot help with that.");
     let error = block(Client::new(refusing).extract_value("x", json!({}))).unwrap_err();
     assert!(
         matches!(&error, Error::Refused { message, .. } if message == "I cannot help with that.")

@@ -88,6 +88,14 @@ impl<'a, T> Run<'a, T> {
             }
             let outcome = if let Some(error) = last_error {
                 self.provider_failed(error)
+            } else if self
+                .ledger
+                .attempts
+                .last()
+                .is_some_and(|a| a.finish_reason == FinishReason::Refusal)
+            {
+                // Refused on the last attempt left: not re-asked, and not "exhausted".
+                self.refused_last()
             } else {
                 let made = self.ledger.totals.attempts;
                 self.exhausted(Limit::Attempts { made })
@@ -198,7 +206,9 @@ impl<'a, T> Run<'a, T> {
             feedback: None,
             notices: response.notices,
         };
-        if attempt.finish_reason == FinishReason::Refusal {
+        // A refusal is a content failure: re-asked once with it as feedback; a second one ends
+        // the run (DESIGN §1).
+        if attempt.finish_reason == FinishReason::Refusal && self.refusals() > 0 {
             return Some(self.refused(attempt));
         }
         let accepted = self.accept_value(&mut attempt);
@@ -252,15 +262,30 @@ impl<'a, T> Run<'a, T> {
         }
     }
 
+    /// Refusals among the attempts so far.
+    fn refusals(&self) -> usize {
+        self.ledger
+            .attempts
+            .iter()
+            .filter(|a| a.finish_reason == FinishReason::Refusal)
+            .count()
+    }
+
     fn refused(&mut self, attempt: Attempt) -> Outcome<T> {
         self.spend.record(&attempt);
         self.attempt_events(&attempt);
-        let message = if attempt.raw.trim().is_empty() {
+        self.ledger.push(attempt);
+        self.refused_last()
+    }
+
+    /// The run ends refused, with the last attempt's text as the message.
+    fn refused_last(&mut self) -> Outcome<T> {
+        let raw = self.ledger.attempts.last().map_or("", |a| a.raw.as_str());
+        let message = if raw.trim().is_empty() {
             "the model refused to answer".to_owned()
         } else {
-            attempt.raw.clone()
+            raw.to_owned()
         };
-        self.ledger.push(attempt);
         Outcome::Refused {
             message,
             ledger: std::mem::take(&mut self.ledger),

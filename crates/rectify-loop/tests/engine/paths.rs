@@ -1,7 +1,9 @@
 //! First-time valid, repaired, truncated, refused, exhausted, typed, custom validators.
 
 use rectify_core::{Diagnostic, Location};
-use rectify_loop::{Engine, Limit, Outcome, TRUNCATED, Task, validate_with_retry_typed};
+use rectify_loop::{
+    Engine, Limit, LoopConfig, Outcome, TRUNCATED, Task, validate_with_retry_typed,
+};
 use rectify_provider::{Capabilities, Role};
 use rectify_test::scripted::ScriptedProvider;
 use serde_json::json;
@@ -97,19 +99,54 @@ fn a_truncated_answer_is_re_asked_for_a_shorter_one() {
 }
 
 #[test]
-fn a_refusal_is_its_own_outcome() {
+fn a_refusal_is_re_asked_once_then_its_own_outcome() {
+    // Refused, then valid: the refusal was sent back as feedback.
     let provider = Arc::new(
         ScriptedProvider::new("p")
             .refusal("I can't help with that.")
             .text(VALID),
     );
     let outcome = block(Engine::new(provider.clone()).run(&task()));
+    let Outcome::Valid { ledger, .. } = &outcome else {
+        panic!("{outcome:#?}")
+    };
+    assert_eq!(provider.calls(), 2, "a first refusal is re-asked");
+    let feedback = ledger.attempts[0].feedback.as_deref().unwrap_or_default();
+    assert!(feedback.contains("refused"), "{feedback}");
+    assert_eq!(
+        ledger.attempts[0].report.diagnostics[0].code,
+        "response.refused"
+    );
+
+    // Refused twice: the run ends refused, without a third call.
+    let provider = Arc::new(
+        ScriptedProvider::new("p")
+            .refusal("I can't help with that.")
+            .refusal("Still no.")
+            .text(VALID),
+    );
+    let outcome = block(Engine::new(provider.clone()).run(&task()));
     let Outcome::Refused { message, ledger } = &outcome else {
         panic!("{outcome:#?}")
     };
-    assert_eq!(message, "I can't help with that.");
-    assert_eq!(ledger.totals.attempts, 1);
-    assert_eq!(provider.calls(), 1, "a refusal is not re-asked");
+    assert_eq!(message, "Still no.");
+    assert_eq!((ledger.totals.attempts, provider.calls()), (2, 2));
+
+    // Refused on the only attempt: refused, not exhausted.
+    let provider = Arc::new(ScriptedProvider::new("p").refusal("No."));
+    let config = LoopConfig {
+        max_attempts: 1,
+        ..LoopConfig::default()
+    };
+    let outcome = block(
+        Engine::new(provider.clone())
+            .with_config(config)
+            .run(&task()),
+    );
+    assert!(
+        matches!(&outcome, Outcome::Refused { message, .. } if message == "No."),
+        "{outcome:#?}"
+    );
 }
 
 #[test]

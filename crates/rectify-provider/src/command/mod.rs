@@ -183,7 +183,7 @@ impl CommandProvider {
             latency: started.elapsed(),
             transport_retries: retried.retries,
             raw: stdout,
-            notices: Vec::new(),
+            notices: answer.notice.into_iter().collect(),
         })
     }
 
@@ -204,7 +204,7 @@ impl CommandProvider {
             return Err(kind);
         }
         let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
-        let answer = extract(&stdout, self.config.answer_pointer.as_deref())?;
+        let answer = extract(&stdout, self.config.answer_pointer.as_deref());
         Ok((stdout, answer))
     }
 
@@ -246,37 +246,54 @@ impl CommandProvider {
     }
 }
 
-/// The answer text and usage read from stdout.
+/// The answer text and usage read from stdout, and what was unusual about reading it.
 #[derive(Debug)]
 struct Answer {
     text: String,
     usage: Usage,
+    notice: Option<String>,
 }
 
-fn extract(stdout: &str, pointer: Option<&str>) -> Result<Answer, ErrorKind> {
+/// The answer in `stdout`: all of it, or the string at `pointer` in its JSON envelope. Output
+/// that is not the envelope (the agent printed prose, an error report, half a document) is a
+/// content problem, not a transport one: the whole of stdout is the answer, to be read,
+/// repaired or sent back like any other, and a notice says why.
+fn extract(stdout: &str, pointer: Option<&str>) -> Answer {
+    let whole = |notice: String| Answer {
+        text: stdout.to_owned(),
+        usage: Usage::default(),
+        notice: Some(notice),
+    };
     let Some(pointer) = pointer else {
-        return Ok(Answer {
+        return Answer {
             text: stdout.to_owned(),
             usage: Usage::default(),
-        });
+            notice: None,
+        };
     };
-    let value: Value = serde_json::from_str(stdout).map_err(|e| ErrorKind::InvalidResponse {
-        message: format!("stdout is not the expected JSON envelope: {e}"),
-    })?;
+    let value: Value = match serde_json::from_str(stdout) {
+        Ok(value) => value,
+        Err(e) => {
+            return whole(format!(
+                "stdout is not the expected JSON envelope ({e}); all of it is taken as the answer"
+            ));
+        }
+    };
     let text = match value.pointer(pointer) {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
         None => {
-            return Err(ErrorKind::InvalidResponse {
-                message: format!("stdout JSON has nothing at `{pointer}`"),
-            });
+            return whole(format!(
+                "the JSON envelope has nothing at `{pointer}`; all of stdout is taken as the answer"
+            ));
         }
     };
     let count = |p| value.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-    Ok(Answer {
+    Answer {
         text,
         usage: Usage::new(count("/usage/input_tokens"), count("/usage/output_tokens")),
-    })
+        notice: None,
+    }
 }
 
 impl Provider for CommandProvider {
