@@ -54,9 +54,16 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
         return ExitStatus::Success;
     }
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "error: {err}");
-    let mut previous = err.to_string();
-    for cause in err.chain().skip(1) {
+    // A hint attached as the outermost context (`error.context(Hint(..))`) goes last, under
+    // the error it is about; one at the root of the chain is printed where it stands.
+    let outer_hint = err.downcast_ref::<Hint>();
+    let mut chain = err.chain().skip(usize::from(outer_hint.is_some()));
+    let first = chain
+        .next()
+        .map_or_else(|| err.to_string(), ToString::to_string);
+    let _ = writeln!(stderr, "error: {first}");
+    let mut previous = first;
+    for cause in chain {
         let text = cause.to_string();
         if let Some(hint) = cause.downcast_ref::<Hint>() {
             let _ = writeln!(stderr, "  hint: {hint}");
@@ -64,6 +71,9 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
             let _ = writeln!(stderr, "  caused by: {text}");
         }
         previous = text;
+    }
+    if let Some(hint) = outer_hint {
+        let _ = writeln!(stderr, "  hint: {hint}");
     }
     ExitStatus::Config
 }

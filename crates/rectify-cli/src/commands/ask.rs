@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::args::{AskArgs, Output};
 use crate::exit::{ExitStatus, Hint};
+use crate::printer::ask_json::AskOutput;
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::print;
 use crate::{config, input};
@@ -139,6 +140,12 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
         match spec.kind {
             ProviderKind::OpenAi => key_hint(e.into(), "OPENAI_API_KEY"),
             ProviderKind::Anthropic => key_hint(e.into(), "ANTHROPIC_API_KEY"),
+            ProviderKind::Local if cfg!(not(feature = "local")) => anyhow::Error::from(e)
+                .context(Hint(
+                "this rectify was built without the embedded model: `cargo install rectify-cli` \
+                 (its default features include `local`) builds it in"
+                    .to_owned(),
+            )),
             _ => e.into(),
         }
     })?;
@@ -193,7 +200,7 @@ fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
 /// Prints the result and picks the exit status.
 fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
     if args.output == Output::Json {
-        print(outcome)?;
+        print(&AskOutput::new(outcome))?;
     }
     match outcome {
         Outcome::Valid { value, .. } => {

@@ -41,20 +41,35 @@ pub fn run(args: &ReportArgs) -> Result<ExitStatus> {
 
 /// Rewrites every diagnostic in `value` to the wire shape of `rectify check` (location
 /// fields flattened), so the report speaks the same diagnostic format as every command.
+/// Diagnostics are where the report keeps them — `diagnostics` and `problems` lists, a
+/// call's `failed` — and never inside the run's `inputs` or a step's `output`, which are the
+/// user's data even when they look like diagnostics.
 fn wire_diagnostics(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            if map.contains_key("severity") && map.contains_key("location") {
-                if let Ok(d) = serde_json::from_value::<Diagnostic>(Value::Object(map.clone()))
-                    && let Ok(wire) = serde_json::to_value(WireDiagnostic::from(&d))
-                {
-                    *value = wire;
+            for (key, item) in map.iter_mut() {
+                match key.as_str() {
+                    "inputs" | "output" => {}
+                    "diagnostics" | "problems" => {
+                        if let Value::Array(items) = item {
+                            items.iter_mut().for_each(to_wire);
+                        }
+                    }
+                    "failed" => to_wire(item),
+                    _ => wire_diagnostics(item),
                 }
-                return;
             }
-            map.values_mut().for_each(wire_diagnostics);
         }
         Value::Array(items) => items.iter_mut().for_each(wire_diagnostics),
         _ => {}
+    }
+}
+
+/// One stored diagnostic in the wire shape (left as it is when it is not one).
+fn to_wire(value: &mut Value) {
+    if let Ok(d) = serde_json::from_value::<Diagnostic>(value.clone())
+        && let Ok(wire) = serde_json::to_value(WireDiagnostic::from(&d))
+    {
+        *value = wire;
     }
 }

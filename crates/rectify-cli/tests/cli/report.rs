@@ -575,3 +575,40 @@ fn a_full_disk_is_a_clear_error_and_the_store_is_not_made_worse() {
     assert_eq!(get("after"), "0", "{text}");
     assert_eq!(get("two"), "done", "{text}");
 }
+
+/// The report rewrites the diagnostics it keeps to the check shape, never the user's data: an
+/// accepted answer that looks like a diagnostic comes back as it was.
+#[test]
+fn a_json_report_leaves_answers_that_look_like_diagnostics_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let answer = r#"{"severity": "error", "code": "x.y", "location": {"pointer": "/a", "path": "a"}, "message": "m", "source": "s"}"#;
+    std::fs::write(
+        p.join("workflow.yaml"),
+        "name: diag\nproviders:\n  sh: {kind: command, command: [sh, say.sh]}\nagents:\n  say: say.md\ndefaults: {provider: sh}\nsteps:\n  - id: say\n    agent: say\n    prompt: say it\n    answer: {format: json}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("say.sh"),
+        format!("cat > /dev/null\necho '{answer}'\n"),
+    )
+    .unwrap();
+    std::fs::write(p.join("say.md"), "---\nname: say\n---\nSay it.\n").unwrap();
+    let run = rectify()
+        .args(["run"])
+        .arg(p.join("workflow.yaml"))
+        .args(["--run-id", "d1", "--workdir"])
+        .arg(p)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = json(&in_dir(p, &["report", "d1", "--output", "json"]));
+    let output = &report["steps"][0]["output"];
+    let expected: Value = serde_json::from_str(answer).unwrap();
+    assert_eq!(output, &expected, "{report:#}");
+}
