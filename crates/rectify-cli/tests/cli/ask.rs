@@ -502,3 +502,35 @@ fn a_missing_key_is_a_configuration_error_with_a_hint_under_it() {
         "{stderr}"
     );
 }
+
+/// Every outcome of `ask --output json` matches docs/output/ask.schema.json.
+#[test]
+fn ask_json_output_matches_its_documented_schema() {
+    let refusal = {
+        let mut body = rectify_test::fake_server::wire::openai_completion("", "stop", 5, 1);
+        body["choices"][0]["message"]["refusal"] = json!("I can't help with that.");
+        Reply::json(200, &body)
+    };
+    let cases = [
+        (
+            "valid",
+            vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)],
+            0,
+        ),
+        (
+            "exhausted",
+            vec![Reply::openai_text("no JSON"), Reply::openai_text(INVALID)],
+            3,
+        ),
+        ("refused", vec![refusal.clone(), refusal], 3),
+        ("provider_failed", vec![Reply::error(401)], 4),
+    ];
+    for (status, replies, code) in cases {
+        let setup = Setup::new(replies);
+        let out = run(&mut setup.ask(&["--max-attempts", "2", "--output", "json"]));
+        assert_eq!(out.code, code, "{status}: {}", out.stderr);
+        let value: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(value["status"], status, "{value:#}");
+        crate::support::assert_wire_format("ask", &value);
+    }
+}

@@ -6,6 +6,7 @@ mod ask;
 mod bad_input;
 mod bounds;
 mod check;
+mod output_schemas;
 mod repair;
 mod report;
 mod rules;

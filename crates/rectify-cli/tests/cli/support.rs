@@ -63,3 +63,21 @@ pub fn triples(run: &Run) -> Vec<(String, String, i64)> {
         })
         .collect()
 }
+
+/// Checks `value` against the documented wire format `docs/output/NAME.schema.json`.
+pub fn assert_wire_format(name: &str, value: &serde_json::Value) {
+    let path = root()
+        .join("docs/output")
+        .join(format!("{name}.schema.json"));
+    let text = std::fs::read_to_string(&path).expect("the documented schema");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("a JSON schema");
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON schema");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "`{name}` output does not match docs/output/{name}.schema.json: {errors:#?}\n{value:#}"
+    );
+}
