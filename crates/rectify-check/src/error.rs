@@ -72,7 +72,7 @@ pub enum ConfigError {
     },
     /// A rule refers to a named document that was not supplied.
     #[error(
-        "rule `{rule}` refers to document `{name}`, which was not given (name it under `documents:` or pass `--ref {name}=FILE`)"
+        "rule `{rule}` refers to document `{name}`, which was not given (name it under `documents:` in the rules file, or supply it as a reference document)"
     )]
     MissingDocument {
         /// The rule's id.

@@ -44,6 +44,25 @@ pub fn schema(
     Ok((doc.value, compiled))
 }
 
+/// Builds the checker of `schemas` and `rules`, with the hint a CLI user needs when a rule
+/// names a document that was not given.
+pub fn checker(
+    schemas: rectify_check::SchemaSet,
+    rules: Option<(RuleSet, References)>,
+) -> Result<rectify_check::Checker> {
+    let mut builder = rectify_check::Checker::builder().schemas(schemas);
+    if let Some((rules, references)) = rules {
+        builder = builder.references(references).rules(rules);
+    }
+    builder.build().map_err(|e| match &e {
+        rectify_check::ConfigError::MissingDocument { name, .. } => {
+            let hint = format!("`--ref {name}=FILE` gives it");
+            anyhow::Error::new(Hint(hint)).context(e.to_string())
+        }
+        _ => e.into(),
+    })
+}
+
 /// Reads the rules file at `path` and the documents it names, overridden by `--ref`.
 pub fn rules(path: &Path, refs: &[RefArg], limits: &Limits) -> Result<(RuleSet, References)> {
     let doc = input::read_config_document(path, "rules file", limits)?;

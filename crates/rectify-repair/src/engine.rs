@@ -187,9 +187,16 @@ fn read_region(
                 .as_ref()
                 .and(tail.find(['{', '[']))
                 .map(|i| at + i);
+            // Prose after the value is dropped safely; a second JSON value in it is data, and
+            // dropping it is choosing between values (unsafe), as for `[1] [2]`.
+            let rule = if next.is_none() && holds_value(tail) {
+                RepairRule::MultipleValues
+            } else {
+                RepairRule::Prose
+            };
             found
                 .raw
-                .dropped(RepairRule::Prose, text, at, next.unwrap_or(region.end));
+                .dropped(rule, text, at, next.unwrap_or(region.end));
             return next;
         }
     }
@@ -204,6 +211,17 @@ fn read_region(
     }
     found.fatal = payload.fatal;
     None
+}
+
+/// Whether `tail` holds a complete JSON object or array (one of its first few brackets starts
+/// one).
+fn holds_value(tail: &str) -> bool {
+    tail.match_indices(['{', '[']).take(8).any(|(i, _)| {
+        let rest = &tail[i..];
+        strict::first_value_end(rest)
+            .and_then(|end| rest.get(..end))
+            .is_some_and(|v| serde_json::from_str::<Value>(v).is_ok())
+    })
 }
 
 /// `{\"key\": \"value\"}`: a document escaped as if it sat inside a string. It is

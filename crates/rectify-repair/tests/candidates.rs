@@ -53,14 +53,6 @@ fn fewer_coercions_break_a_tie() {
 }
 
 #[test]
-fn without_a_schema_prose_after_a_value_stays_prose() {
-    let text = r#"Here is one {"a": 1} and another {"b": 2}"#;
-    let out = repair(text, &RepairOptions::default());
-    assert_eq!(out.value, Some(json!({"a": 1})));
-    assert_eq!(out.repairs.last().unwrap().code, "extract.prose");
-}
-
-#[test]
 fn unquoted_values_with_spaces_split_at_known_keys() {
     let schema = json!({"type": "object", "properties": {
         "type": {"type": "string"}, "name": {"type": "string"}, "description": {"type": "string"}}});
@@ -74,5 +66,41 @@ fn unquoted_values_with_spaces_split_at_known_keys() {
     assert_eq!(
         out.value,
         Some(json!({"type": "page", "name": "Home Page", "description": "Landing page with hero"}))
+    );
+}
+
+/// Without a schema, a second object in the prose after the first is data: dropping it is
+/// choosing between values (`extract.multiple_values`, unsafe), as for `[1] [2]` — never a safe
+/// prose repair. Prose without a value after it is still dropped safely.
+#[test]
+fn a_second_value_in_trailing_prose_is_not_dropped_as_prose() {
+    let text = r#"Here: {"a": 1} and also {"b": 2}"#;
+    let safe = repair(text, &RepairOptions::default());
+    assert!(
+        safe.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.unsafe" && d.message.contains("extract.multiple_values")),
+        "{:#?}",
+        safe.diagnostics
+    );
+    let unsafe_ok = repair(text, &RepairOptions::default().with_unsafe(true));
+    assert_eq!(unsafe_ok.value, Some(json!({"a": 1})));
+    assert!(
+        unsafe_ok
+            .repairs
+            .iter()
+            .any(|r| r.code == "extract.multiple_values" && r.before.contains(r#"{"b": 2}"#)),
+        "{:#?}",
+        unsafe_ok.repairs
+    );
+    let prose = repair(
+        r#"Here: {"a": 1} hope this {helps}"#,
+        &RepairOptions::default(),
+    );
+    assert_eq!(prose.value, Some(json!({"a": 1})));
+    assert!(
+        prose.repairs.iter().all(|r| r.code == "extract.prose"),
+        "{:#?}",
+        prose.repairs
     );
 }

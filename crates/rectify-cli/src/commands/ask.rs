@@ -4,7 +4,6 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use rectify_check::Checker;
 use rectify_core::{Document, Format, SpanMap};
 #[cfg(feature = "local")]
 use rectify_local::FetchEvent;
@@ -88,13 +87,11 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
         task = task.request_template(Request::default().with_max_output_tokens(tokens));
     }
     if let Some(path) = &args.rules {
-        let (rules, references) = config::rules(path, &args.refs, limits)?;
-        task = task.checker(
-            Checker::builder()
-                .rules(rules)
-                .references(references)
-                .build()?,
-        );
+        let rules = config::rules(path, &args.refs, limits)?;
+        task = task.checker(config::checker(
+            rectify_check::SchemaSet::new(),
+            Some(rules),
+        )?);
     }
     Ok(task)
 }

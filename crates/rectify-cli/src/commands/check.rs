@@ -38,12 +38,11 @@ fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
     for path in &args.schema {
         schemas.push(config::schema(path, limits, args.refs_anywhere)?.1);
     }
-    let mut builder = Checker::builder().schemas(schemas);
-    if let Some(path) = &args.rules {
-        let (rules, references) = config::rules(path, &args.refs, limits)?;
-        builder = builder.references(references).rules(rules);
-    }
-    Ok(builder.build()?)
+    let rules = match &args.rules {
+        Some(path) => Some(config::rules(path, &args.refs, limits)?),
+        None => None,
+    };
+    config::checker(schemas, rules)
 }
 
 fn emit(

@@ -119,7 +119,11 @@ fn rule_naming_an_unknown_document_is_a_configuration_error() {
         "{}",
         r.stderr
     );
-    assert!(r.stderr.contains("--ref roadmap=FILE"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("  hint: `--ref roadmap=FILE` gives it"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
