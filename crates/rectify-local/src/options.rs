@@ -39,6 +39,10 @@ pub struct LocalOptions {
     /// Whether the grammar ties extraction answers to the request's text (see
     /// [`crate::grounding`]); `RECTIFY_LOCAL_GROUNDING` (`off`, `auto`, `on`) overrides it.
     pub grounding: Grounding,
+    /// Whether a grounded object answer is written one property at a time, a value taken by
+    /// one field not offered to the next (see [`crate::grounding::fields`]; default true);
+    /// `RECTIFY_LOCAL_FIELD_BY_FIELD` (`off`, `on`) overrides it.
+    pub field_by_field: bool,
     /// Receives progress while the default model is downloaded on first use.
     pub progress: Option<ProgressFn>,
 }
@@ -54,6 +58,7 @@ impl Default for LocalOptions {
             seed: 0x5eed,
             constrained: true,
             grounding: Grounding::Auto,
+            field_by_field: true,
             progress: None,
         }
     }
@@ -70,6 +75,7 @@ impl std::fmt::Debug for LocalOptions {
             .field("seed", &self.seed)
             .field("constrained", &self.constrained)
             .field("grounding", &self.grounding)
+            .field("field_by_field", &self.field_by_field)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -77,8 +83,9 @@ impl std::fmt::Debug for LocalOptions {
 
 impl LocalOptions {
     /// Fills in from the environment: `RECTIFY_LOCAL_THREADS` (when `threads` is `None`) and
-    /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`) and `RECTIFY_LOCAL_GROUNDING` (overrides
-    /// `grounding`). Empty variables count as unset.
+    /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`), `RECTIFY_LOCAL_GROUNDING` (overrides
+    /// `grounding`) and `RECTIFY_LOCAL_FIELD_BY_FIELD` (overrides `field_by_field`). Empty
+    /// variables count as unset.
     /// (`RECTIFY_MODEL_PATH` is read by [`crate::LocalProvider::from_env_or_default`].)
     pub fn with_env(mut self) -> Result<Self, LocalError> {
         if self.threads.is_none() {
@@ -89,6 +96,18 @@ impl LocalOptions {
         }
         if let Some(grounding) = env("RECTIFY_LOCAL_GROUNDING") {
             self.grounding = grounding.parse()?;
+        }
+        if let Some(value) = env("RECTIFY_LOCAL_FIELD_BY_FIELD") {
+            self.field_by_field = match value.trim().to_ascii_lowercase().as_str() {
+                "off" | "false" | "0" | "no" => false,
+                "on" | "true" | "1" | "yes" => true,
+                other => {
+                    return Err(LocalError::InvalidOption {
+                        name: "RECTIFY_LOCAL_FIELD_BY_FIELD".to_owned(),
+                        message: format!("`{other}` is not one of off, on"),
+                    });
+                }
+            };
         }
         Ok(self)
     }

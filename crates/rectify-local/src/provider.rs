@@ -142,17 +142,26 @@ impl Inner {
 
     fn params(&self, request: &Request, cancel: Arc<AtomicBool>) -> GenerateParams {
         let prompt = build_prompt(request);
-        let grammar = if self.options.constrained && request.wants_json() {
-            grounding::grammar_schema(self.options.grounding, request)
-                .or_else(|| Some(request.schema.clone().unwrap_or_else(|| json!({}))))
-        } else {
-            None
-        };
+        let constrained = self.options.constrained && request.wants_json();
+        let grounded = constrained
+            .then(|| grounding::grammar_schema(self.options.grounding, request))
+            .flatten();
+        let fields = grounded
+            .as_ref()
+            .filter(|_| self.options.field_by_field)
+            .and_then(|schema| {
+                let text = grounding::request_text(request);
+                grounding::fields::plan(schema, grounding::quoted_part(&text))
+            });
+        let grammar = constrained.then(|| {
+            grounded.unwrap_or_else(|| request.schema.clone().unwrap_or_else(|| json!({})))
+        });
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         GenerateParams {
             prompt: prompt.text,
             stop: prompt.stop,
             grammar,
+            fields,
             max_tokens: request
                 .max_output_tokens
                 .unwrap_or(self.options.max_output_tokens),
@@ -332,6 +341,7 @@ fn raw_metadata(
         "grammar_interventions": generation.interventions,
         "grammar_warnings": generation.grammar_warnings,
         "grounded": grounded.applied,
+        "field_by_field": generation.field_by_field,
         "ungrounded": grounded.missing,
         "repeats_dropped": grounded.repeats_dropped,
         "finish": match generation.finish { Finish::Stop => "stop", Finish::Length => "length" },

@@ -71,8 +71,7 @@ proptest! {
             .map(|(i, s)| (format!("f{i}"), s))
             .collect();
         let schema = json!({"type": "object", "properties": properties});
-        let (spans, numbers) = (spans(&text), numbers(&text));
-        let out = ground(&schema, &Offer { spans: &spans, numbers: &numbers });
+        let out = ground(&schema, &Offer::from_text(&text));
         for (key, leaf) in out["properties"].as_object().unwrap() {
             let original = &schema["properties"][key];
             let validator = jsonschema::validator_for(original).unwrap();

@@ -12,11 +12,13 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
 
+use super::fields::FieldRun;
 use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
 use super::sample::{Pick, Sampler};
 use super::{LocalModel, backend};
 use crate::LocalError;
+use crate::grounding::fields::FieldPlan;
 
 const BATCH: usize = 512;
 
@@ -29,6 +31,9 @@ pub struct GenerateParams {
     pub stop: Vec<String>,
     /// Constrain the output to JSON: `Some(schema)` to this schema, `Some({})` to any JSON.
     pub grammar: Option<Value>,
+    /// Narrow the grammar after each property of the answer object under this plan (instead
+    /// of `grammar`).
+    pub fields: Option<FieldPlan>,
     /// The token budget for the answer.
     pub max_tokens: u32,
     /// Sampling temperature; 0 is greedy.
@@ -67,6 +72,8 @@ pub struct Generation {
     pub output_tokens: usize,
     /// Whether a grammar constrained the sampling.
     pub constrained: bool,
+    /// Whether the grammar was narrowed after each property ([`GenerateParams::fields`]).
+    pub field_by_field: bool,
     /// Tokens sampled under the grammar mask.
     pub masked_steps: u32,
     /// Steps where the grammar overruled the model's favourite token.
@@ -150,6 +157,7 @@ struct Run<'m> {
     params: &'m GenerateParams,
     sampler: Sampler,
     matcher: Option<llguidance::Matcher>,
+    fields: Option<FieldRun>,
     warnings: Vec<String>,
     output: Vec<u8>,
     guard: NumberGuard,
@@ -167,18 +175,22 @@ impl<'m> Run<'m> {
         prompt_tokens: usize,
         budget: usize,
     ) -> Self {
-        let (matcher, warnings) = match &params.grammar {
-            Some(schema) => {
-                let constraint = constraint_for(&model.factory, Some(schema));
-                (constraint.matcher, constraint.warnings)
+        let (fields, constraint) = match (&params.fields, &params.grammar) {
+            (Some(plan), _) => {
+                let (run, constraint) = FieldRun::start(plan.clone(), &model.factory);
+                (Some(run), Some(constraint))
             }
-            None => (None, Vec::new()),
+            (None, Some(schema)) => (None, Some(constraint_for(&model.factory, Some(schema)))),
+            (None, None) => (None, None),
         };
+        let (matcher, warnings) =
+            constraint.map_or((None, Vec::new()), |c| (c.matcher, c.warnings));
         Self {
             model,
             params,
             sampler: Sampler::new(params.temperature, params.seed),
             matcher,
+            fields,
             warnings,
             output: Vec::new(),
             guard: NumberGuard::default(),
@@ -236,6 +248,18 @@ impl<'m> Run<'m> {
         }
         let piece = vocab.token_to_piece(token, false, None);
         self.guard.push(&piece);
+        if let Some(fields) = self.fields.as_mut()
+            && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.model.factory)
+        {
+            for warning in next.warnings {
+                if !self.warnings.contains(&warning) {
+                    self.warnings.push(warning);
+                }
+            }
+            if next.matcher.is_some() {
+                self.matcher = next.matcher;
+            }
+        }
         self.output.extend(piece);
         if self.cut_at_stop_sequence() {
             return true;
@@ -297,6 +321,7 @@ impl<'m> Run<'m> {
             prompt_tokens: self.prompt_tokens,
             output_tokens: self.generated,
             constrained: self.matcher.is_some(),
+            field_by_field: self.fields.is_some(),
             masked_steps: self.sampler.masked_steps,
             interventions: self.sampler.interventions,
             grammar_warnings: self.warnings,

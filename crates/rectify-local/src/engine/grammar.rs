@@ -43,7 +43,10 @@ fn finish(mut matcher: Matcher, mut warnings: Vec<String>) -> Constraint {
 }
 
 fn compile(factory: &ParserFactory, schema: Value) -> Result<Matcher, String> {
-    let grammar = TopLevelGrammar::from_json_schema(schema);
+    compile_grammar(factory, TopLevelGrammar::from_json_schema(schema))
+}
+
+fn compile_grammar(factory: &ParserFactory, grammar: TopLevelGrammar) -> Result<Matcher, String> {
     let parser = factory.create_parser(grammar).map_err(|e| e.to_string())?;
     let matcher = Matcher::new(Ok(parser));
     match matcher.get_error() {

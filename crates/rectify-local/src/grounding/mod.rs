@@ -12,8 +12,12 @@
 //! ([`is_extraction`]); `RECTIFY_LOCAL_GROUNDING=off` or a schema marked
 //! `"x-rectify-grounded": false` (whole schema or one field) opts out.
 
+pub mod fields;
+pub mod fit;
 pub mod schema;
+pub mod shape;
 pub mod spans;
+pub mod words;
 
 use std::collections::BTreeSet;
 
@@ -131,11 +135,7 @@ pub fn grammar_schema(mode: Grounding, request: &Request) -> Option<Value> {
     }
     let text = request_text(request);
     let text = quoted_part(&text);
-    let (spans, numbers) = (spans::spans(text), spans::numbers(text));
-    let offer = schema::Offer {
-        spans: &spans,
-        numbers: &numbers,
-    };
+    let offer = schema::Offer::from_text(text);
     request.schema.as_ref().map(|s| schema::ground(s, &offer))
 }
 

@@ -6,14 +6,29 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Number, Value};
 
 use super::OPT_OUT;
-use super::spans::Written;
+use super::fit::Context;
+use super::spans::{self, Mention};
 
 /// What a request offers to the answer's leaves.
-pub struct Offer<'a> {
-    /// Spans of the request's words.
-    pub spans: &'a BTreeSet<String>,
-    /// Numbers written in the request.
-    pub numbers: &'a BTreeSet<Written>,
+#[derive(Debug, Clone)]
+pub struct Offer {
+    /// The text the values come from.
+    pub text: String,
+    /// Spans of its words ([`spans::spans`]).
+    pub spans: BTreeSet<String>,
+    /// Numbers written in it, with their context ([`spans::mentions`]).
+    pub mentions: Vec<Mention>,
+}
+
+impl Offer {
+    /// What `text` offers.
+    pub fn from_text(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            spans: spans::spans(text),
+            mentions: spans::mentions(text),
+        }
+    }
 }
 
 /// Keywords whose values are subschemas (one, a list, or a map of them).
@@ -29,65 +44,110 @@ const ONE: &[&str] = &[
 const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
 const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
 
-/// `schema` with every free string and number leaf restricted to what `offer` holds, and every
-/// string `enum` to the choices the request names (when it names some). A leaf is free when
-/// its `type` is exactly `string`, `number` or `integer` and it has no `enum`, `const`,
-/// `pattern` or `format`; a leaf (or subtree) marked `"x-rectify-grounded": false` is
-/// left alone, and so is a leaf for which the request offers no value that fits its bounds.
-/// The marker is removed everywhere.
-pub fn ground(schema: &Value, offer: &Offer<'_>) -> Value {
+/// `schema` with every free string and number leaf restricted to what `offer` holds that fits
+/// the field (see [`super::fit`]), and every string `enum` to the choices the request names
+/// (when it names some). A leaf is free when its `type` is exactly `string`, `number` or
+/// `integer` and it has no `enum`, `const`, `pattern` or `format`; a leaf (or subtree) marked
+/// `"x-rectify-grounded": false` is left alone, and so is a leaf for which the request offers
+/// no value that fits its bounds. The marker is removed everywhere.
+pub fn ground(schema: &Value, offer: &Offer) -> Value {
+    let context = Context::of(schema, &offer.text);
     let mut schema = schema.clone();
-    rewrite(&mut schema, offer, true);
+    let mut walk = Walk {
+        offer,
+        context: &context,
+    };
+    walk.rewrite(&mut schema, "", true);
     schema
 }
 
-fn rewrite(schema: &mut Value, offer: &Offer<'_>, enabled: bool) {
-    let Some(obj) = schema.as_object_mut() else {
-        return;
-    };
-    let enabled = enabled && obj.remove(OPT_OUT) != Some(Value::Bool(false));
-    for key in ONE {
-        if let Some(sub) = obj.get_mut(*key) {
-            rewrite(sub, offer, enabled);
-        }
-    }
-    for key in LIST {
-        if let Some(Value::Array(subs)) = obj.get_mut(*key) {
-            for sub in subs {
-                rewrite(sub, offer, enabled);
-            }
-        }
-    }
-    for key in MAP {
-        if let Some(Value::Object(subs)) = obj.get_mut(*key) {
-            for sub in subs.values_mut() {
-                rewrite(sub, offer, enabled);
-            }
-        }
-    }
-    if enabled && let Some(values) = leaf_values(obj, offer) {
-        obj.insert("enum".to_owned(), Value::Array(values));
-    }
+struct Walk<'a> {
+    offer: &'a Offer,
+    context: &'a Context,
 }
 
-/// The values a free leaf may take, `None` when it is not free or nothing fits.
-fn leaf_values(obj: &Map<String, Value>, offer: &Offer<'_>) -> Option<Vec<Value>> {
-    if let Some(Value::Array(choices)) = obj.get("enum") {
-        return named_choices(choices, offer.spans);
+impl Walk<'_> {
+    /// Rewrites `schema`, the schema of the field `name` (the nearest property's name).
+    fn rewrite(&mut self, schema: &mut Value, name: &str, enabled: bool) {
+        let Some(obj) = schema.as_object_mut() else {
+            return;
+        };
+        let enabled = enabled && obj.remove(OPT_OUT) != Some(Value::Bool(false));
+        for key in ONE {
+            if let Some(sub) = obj.get_mut(*key) {
+                self.rewrite(sub, name, enabled);
+            }
+        }
+        for key in LIST {
+            if let Some(Value::Array(subs)) = obj.get_mut(*key) {
+                for sub in subs {
+                    self.rewrite(sub, name, enabled);
+                }
+            }
+        }
+        for key in MAP {
+            if let Some(Value::Object(subs)) = obj.get_mut(*key) {
+                for (prop, sub) in subs.iter_mut() {
+                    let name = if *key == "properties" { prop } else { name };
+                    self.rewrite(sub, name, enabled);
+                }
+            }
+        }
+        if enabled && let Some(values) = self.leaf_values(obj, name) {
+            obj.insert("enum".to_owned(), Value::Array(values));
+        }
     }
-    if ["const", "pattern", "format"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-    {
-        return None;
+
+    /// The values a free leaf may take, `None` when it is not free or nothing fits.
+    fn leaf_values(&self, obj: &Map<String, Value>, name: &str) -> Option<Vec<Value>> {
+        if let Some(Value::Array(choices)) = obj.get("enum") {
+            return named_choices(choices, &self.offer.spans);
+        }
+        if ["const", "pattern", "format"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
+        {
+            return None;
+        }
+        let values: Vec<Value> = match obj.get("type").and_then(Value::as_str)? {
+            "string" => {
+                let fitting = strings(obj, &self.offer.spans);
+                self.context
+                    .strings(name, fitting, &self.offer.text, &self.offer.mentions)
+                    .into_iter()
+                    .map(Value::String)
+                    .collect()
+            }
+            "integer" => self.numbers(obj, name, true),
+            "number" => self.numbers(obj, name, false),
+            _ => return None,
+        };
+        (!values.is_empty()).then_some(values)
     }
-    let values: Vec<Value> = match obj.get("type").and_then(Value::as_str)? {
-        "string" => strings(obj, offer.spans),
-        "integer" => numbers(obj, offer.numbers, true),
-        "number" => numbers(obj, offer.numbers, false),
-        _ => return None,
-    };
-    (!values.is_empty()).then_some(values)
+
+    fn numbers(&self, obj: &Map<String, Value>, name: &str, integer: bool) -> Vec<Value> {
+        let fitting: Vec<&Mention> = self
+            .offer
+            .mentions
+            .iter()
+            .filter(|m| fits(obj, m.written.value()))
+            .filter(|m| !integer || m.written.integer_literal().is_some())
+            .collect();
+        let mut seen = BTreeSet::new();
+        self.context
+            .numbers(name, fitting)
+            .into_iter()
+            .filter_map(|m| {
+                if integer {
+                    m.written.integer_literal()
+                } else {
+                    Some(m.written.literal.clone())
+                }
+            })
+            .filter(|literal| seen.insert(literal.clone()))
+            .filter_map(|literal| literal.parse::<Number>().ok().map(Value::Number))
+            .collect()
+    }
 }
 
 /// The choices of a string `enum` that the request names (ignoring case), when it names at
@@ -104,37 +164,21 @@ fn named_choices(choices: &[Value], spans: &BTreeSet<String>) -> Option<Vec<Valu
     (!named.is_empty() && named.len() < choices.len()).then_some(named)
 }
 
-fn strings(obj: &Map<String, Value>, spans: &BTreeSet<String>) -> Vec<Value> {
+fn strings(obj: &Map<String, Value>, spans: &BTreeSet<String>) -> Vec<String> {
     let min = bound(obj, "minLength").unwrap_or(0.0);
     let max = bound(obj, "maxLength").unwrap_or(f64::INFINITY);
     spans
         .iter()
         .filter(|s| (min..=max).contains(&(s.chars().count() as f64)))
-        .map(|s| Value::String(s.clone()))
+        .cloned()
         .collect()
 }
 
-fn numbers(obj: &Map<String, Value>, written: &BTreeSet<Written>, integer: bool) -> Vec<Value> {
-    let fits = |x: f64| {
-        bound(obj, "minimum").is_none_or(|m| x >= m)
-            && bound(obj, "maximum").is_none_or(|m| x <= m)
-            && bound(obj, "exclusiveMinimum").is_none_or(|m| x > m)
-            && bound(obj, "exclusiveMaximum").is_none_or(|m| x < m)
-    };
-    let mut seen = BTreeSet::new();
-    written
-        .iter()
-        .filter(|w| fits(w.value()))
-        .filter_map(|w| {
-            if integer {
-                w.integer_literal()
-            } else {
-                Some(w.literal.clone())
-            }
-        })
-        .filter(|literal| seen.insert(literal.clone()))
-        .filter_map(|literal| literal.parse::<Number>().ok().map(Value::Number))
-        .collect()
+fn fits(obj: &Map<String, Value>, x: f64) -> bool {
+    bound(obj, "minimum").is_none_or(|m| x >= m)
+        && bound(obj, "maximum").is_none_or(|m| x <= m)
+        && bound(obj, "exclusiveMinimum").is_none_or(|m| x > m)
+        && bound(obj, "exclusiveMaximum").is_none_or(|m| x < m)
 }
 
 fn bound(obj: &Map<String, Value>, key: &str) -> Option<f64> {
@@ -143,19 +187,11 @@ fn bound(obj: &Map<String, Value>, key: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::spans::{numbers, spans};
     use super::*;
     use serde_json::json;
 
     fn grounded(schema: &Value, text: &str) -> Value {
-        let (spans, numbers) = (spans(text), numbers(text));
-        ground(
-            schema,
-            &Offer {
-                spans: &spans,
-                numbers: &numbers,
-            },
-        )
+        ground(schema, &Offer::from_text(text))
     }
 
     #[test]
@@ -178,7 +214,8 @@ mod tests {
         assert!(customer.contains(&json!("ACME Corp")));
         assert!(customer.iter().all(|s| s.as_str().unwrap().len() <= 9));
         assert_eq!(props["total"]["enum"].to_string(), "[1250.00]");
-        assert_eq!(props["count"]["enum"].to_string(), "[1250,3]");
+        // 1250 is written with a currency: the money field's, not the count's.
+        assert_eq!(props["count"]["enum"].to_string(), "[3]");
         assert_eq!(props["currency"], json!({"enum": ["EUR"]}));
         assert_eq!(props["due"], schema["properties"]["due"]);
         assert_eq!(props["note"], json!({"type": "string"}));

@@ -126,11 +126,32 @@ const NUMBER_WORDS: &[(&str, u32)] = &[
     ("hundred", 100),
 ];
 
+/// A number written in a request, with the words around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// The number.
+    pub written: Written,
+    /// The word before it (lowercased letters; a currency sign glued to it counts as a word:
+    /// `$45`), empty when punctuation other than a space, `-`, `(` or `:` comes first.
+    pub before: String,
+    /// The word after it, in the same way (`85 grams`, `3-year-old`).
+    pub after: String,
+    /// Written right after a letter: part of a name or code (`X2`, `B12`).
+    pub glued: bool,
+    /// Part of a time, date, score or version (`07:45`, `2025-04-30`, `3-1`, `3.2.1`).
+    pub compound: bool,
+}
+
 /// Every number written in `text`: digit runs (with `,` thousands groups and a `.` fraction, a
 /// `-` sign when it follows a space or an opening bracket, not a digit: `3-1` is 3 and 1) and
 /// the small numbers written as words (`six`).
 pub fn numbers(text: &str) -> BTreeSet<Written> {
-    let mut out = BTreeSet::new();
+    mentions(text).into_iter().map(|m| m.written).collect()
+}
+
+/// Every number written in `text` (as [`numbers`] reads them), in order, with its context.
+pub fn mentions(text: &str) -> Vec<Mention> {
+    let mut out = Vec::new();
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
@@ -139,24 +160,78 @@ pub fn numbers(text: &str) -> BTreeSet<Written> {
                 && bytes[at - 1] == b'-'
                 && (at == 1 || matches!(bytes[at - 2], b' ' | b'(' | b'[' | b'\t' | b'\n'));
             let (written, end) = number_at(text, at, negative);
-            out.insert(written);
+            let start = if negative { at - 1 } else { at };
+            out.push(mention(text, written, start, end));
             at = end;
         } else {
             at += 1;
         }
     }
-    for word in text
-        .split(|c: char| !c.is_alphabetic())
-        .map(str::to_lowercase)
-    {
-        if let Some((_, value)) = NUMBER_WORDS.iter().find(|(w, _)| *w == word) {
-            out.insert(Written {
+    let mut offset = 0;
+    for word in text.split(|c: char| !c.is_alphabetic()) {
+        let start = offset;
+        offset += word.len()
+            + text[offset + word.len()..]
+                .chars()
+                .next()
+                .map_or(0, char::len_utf8);
+        let lower = word.to_lowercase();
+        if let Some((_, value)) = NUMBER_WORDS.iter().find(|(w, _)| *w == lower) {
+            let written = Written {
                 literal: value.to_string(),
                 fractional: false,
-            });
+            };
+            out.push(mention(text, written, start, start + word.len()));
         }
     }
     out
+}
+
+fn mention(text: &str, written: Written, start: usize, end: usize) -> Mention {
+    let before_char = text[..start].chars().next_back();
+    let after_char = text[end..].chars().next();
+    let digit_beyond = |s: &str| s.chars().nth(1).is_some_and(|c| c.is_ascii_digit());
+    let joined = |c: Option<char>| matches!(c, Some(':' | '/' | '.' | '-'));
+    let compound = (joined(after_char) && digit_beyond(&text[end..]))
+        || (joined(before_char)
+            && text[..start.saturating_sub(1)]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit()));
+    Mention {
+        glued: before_char.is_some_and(char::is_alphabetic),
+        compound,
+        before: word_before(&text[..start]),
+        after: word_after(&text[end..]),
+        written,
+    }
+}
+
+/// Currency signs, which count as words next to a number.
+const SIGNS: &[char] = &['$', '€', '£', '¥'];
+
+fn word_after(rest: &str) -> String {
+    let rest = rest.trim_start_matches([' ', '-', '(', ':']);
+    if let Some(sign) = rest.chars().next().filter(|c| SIGNS.contains(c)) {
+        return sign.to_string();
+    }
+    rest.chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect::<String>()
+        .to_lowercase()
+}
+
+fn word_before(head: &str) -> String {
+    if let Some(sign) = head.chars().next_back().filter(|c| SIGNS.contains(c)) {
+        return sign.to_string();
+    }
+    let head = head.trim_end_matches([' ', '-', '(', ':']);
+    let word: String = head
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    word.chars().rev().collect::<String>().to_lowercase()
 }
 
 /// Reads the number starting at the digit at `start`; returns it and the index after it.

@@ -1,0 +1,310 @@
+//! Which of the request's values fit a field, judged by the field's name and the schema's
+//! other fields.
+//!
+//! Measured on Gemma 3 270M (issue 16): with every span and number of the request offered to
+//! every field, most wrong answers were right values in the wrong field — the mileage as the
+//! price, a number as the day, the flight number as the origin. Each rule here narrows a
+//! field's choices only when something is left ([`prefer`]), so a field never loses all of
+//! them:
+//!
+//! - a number written next to one of the field's words (`45 minutes` for `duration_minutes`,
+//!   `serves 4` for `servings`, a currency for a money field) is the field's; numbers next to
+//!   another field's words are not; nor are numbers inside codes (`X2`) and times, dates or
+//!   scores (`07:45`, `3-1`) while others are left;
+//! - a date field takes dates (`June 12`, `Thursday`), a time field times (`07:45`), other
+//!   fields neither when the schema has such a field;
+//! - a string written right after one of the field's words is preferred (`account 55102`,
+//!   `gate B12`), and spans that start with a small word (`in Oslo`) are not;
+//! - people, organisations and places are written with capitals;
+//! - an enum choice the request names, or a number another field takes, is not offered to free
+//!   strings (`urgent` belongs to `priority`).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use super::shape;
+use super::spans::Mention;
+use super::words::{self, field_words, names};
+
+/// `items` narrowed to those that `keep` accepts, unless none is.
+pub fn prefer<T>(items: Vec<T>, keep: impl Fn(&T) -> bool) -> Vec<T> {
+    if items.iter().any(&keep) {
+        items.into_iter().filter(|i| keep(i)).collect()
+    } else {
+        items
+    }
+}
+
+/// A field of the schema: its name's words and whether it holds numbers.
+#[derive(Debug, Clone)]
+struct Field {
+    name: String,
+    words: Vec<String>,
+    numeric: bool,
+}
+
+/// What the whole schema says about its fields, for judging one of them.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    fields: Vec<Field>,
+    /// Enum choices the request names (lowercased): values of their own fields.
+    reserved: BTreeSet<String>,
+    dates: bool,
+    times: bool,
+}
+
+impl Context {
+    /// The fields of `schema` (every property, at any depth) and the enum choices `text` names.
+    pub fn of(schema: &Value, text: &str) -> Self {
+        let mut context = Self::default();
+        collect(schema, None, &mut context);
+        let lower = text.to_lowercase();
+        context
+            .reserved
+            .retain(|choice| super::spans::spans(&lower).contains(choice));
+        context.dates = context.fields.iter().any(|f| words::is_date(&f.words));
+        context.times = context.fields.iter().any(|f| words::is_time(&f.words));
+        context
+    }
+
+    fn others<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Field> + 'a {
+        self.fields.iter().filter(move |f| f.name != name)
+    }
+
+    /// Whether `mention` sits next to one of `field`'s words (or is money for a money field).
+    fn tags(words: &[String], mention: &Mention) -> bool {
+        names(words, &mention.before)
+            || names(words, &mention.after)
+            || (words::is_money(words)
+                && (words::is_currency(&mention.before) || words::is_currency(&mention.after)))
+    }
+
+    /// The mentions that fit the field `name`, best first (see the module docs).
+    pub fn numbers<'m>(&self, name: &str, fitting: Vec<&'m Mention>) -> Vec<&'m Mention> {
+        let own = field_words(name);
+        let by_others = |m: &&Mention| {
+            self.others(name)
+                .any(|f| f.numeric && Self::tags(&f.words, m))
+        };
+        let mine: Vec<&Mention> = fitting
+            .iter()
+            .copied()
+            .filter(|m| Self::tags(&own, m))
+            .collect();
+        if !mine.is_empty() {
+            return prefer(mine, |m| !by_others(m));
+        }
+        let rest = prefer(fitting, |m| {
+            !self.others(name).any(|f| Self::tags(&f.words, m))
+        });
+        prefer(rest, |m| !m.glued && !m.compound)
+    }
+
+    /// The spans that fit the field `name` (see the module docs); `text` is the request's
+    /// quoted text and `mentions` its numbers.
+    pub fn strings(
+        &self,
+        name: &str,
+        spans: Vec<String>,
+        text: &str,
+        mentions: &[Mention],
+    ) -> Vec<String> {
+        let own = field_words(name);
+        let taken: Vec<f64> = mentions
+            .iter()
+            .filter(|m| {
+                self.others(name)
+                    .any(|f| f.numeric && Self::tags(&f.words, m))
+            })
+            .map(|m| m.written.value())
+            .collect();
+        let spans = prefer(spans, |s| !starts_with_small_word(s));
+        let spans = prefer(spans, |s| {
+            !self
+                .reserved
+                .contains(&s.trim_end_matches('.').to_lowercase())
+                && !as_number(s).is_some_and(|x| taken.iter().any(|t| (t - x).abs() < 1e-9))
+        });
+        let spans = if words::is_date(&own) {
+            prefer(spans, |s| shape::is_date(s))
+        } else if words::is_time(&own) {
+            prefer(spans, |s| shape::is_time(s))
+        } else {
+            let spans = prefer(spans, |s| !(self.dates && shape::is_date(s)));
+            prefer(spans, |s| !(self.times && shape::is_time(s)))
+        };
+        let after = following(text, &own);
+        let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
+        if words::is_proper(&own) {
+            prefer(spans, |s| shape::is_proper(s))
+        } else {
+            spans
+        }
+    }
+}
+
+/// A span read as a number (`1,250.00` → 1250).
+fn as_number(span: &str) -> Option<f64> {
+    span.replace(',', "").parse().ok()
+}
+
+/// The text after each word of `text` that labels a value of a field with `words`: the word
+/// is one of them (or its plural) and ends without punctuation (or with a colon), and the
+/// next word starts with a capital or a digit (`account 55102`, `Customer Eva Novak`, not
+/// `Harbour Hotel in Oslo` or `shelter, vaccinated`).
+fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        let word_len = rest[start..]
+            .find(char::is_whitespace)
+            .unwrap_or(rest.len() - start);
+        let word = rest[start..start + word_len].trim_start_matches(['"', '\'', '(']);
+        rest = &rest[start + word_len..];
+        let label = word.strip_suffix(':').unwrap_or(word).to_lowercase();
+        let named = label.chars().all(char::is_alphanumeric)
+            && words
+                .iter()
+                .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
+        let next = rest
+            .trim_start()
+            .trim_start_matches(['"', '\'', '(', '[', '“', '‘']);
+        if named && next.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
+            out.push(next);
+        }
+    }
+    out
+}
+
+/// Small words a value does not start with: a span starting with one is the value with the
+/// words around it (`in Oslo`, `for a knee check`).
+const LEADING: &[&str] = &[
+    "and", "at", "by", "for", "from", "in", "into", "of", "on", "or", "to", "with",
+];
+
+/// Whether `span` starts with one of the [`LEADING`] words.
+fn starts_with_small_word(span: &str) -> bool {
+    span.split_whitespace()
+        .next()
+        .is_some_and(|w| LEADING.contains(&w.to_lowercase().as_str()))
+}
+
+fn collect(schema: &Value, name: Option<&str>, context: &mut Context) {
+    let Some(obj) = schema.as_object() else {
+        if let Value::Array(items) = schema {
+            for item in items {
+                collect(item, name, context);
+            }
+        }
+        return;
+    };
+    if let Some(Value::Array(choices)) = obj.get("enum") {
+        context.reserved.extend(
+            choices
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_lowercase),
+        );
+    }
+    if let Some(name) = name
+        && leaf_type(obj).is_some()
+    {
+        context.fields.push(Field {
+            name: name.to_owned(),
+            words: field_words(name),
+            numeric: matches!(leaf_type(obj), Some("number" | "integer")),
+        });
+    }
+    for (key, sub) in obj {
+        match (key.as_str(), sub) {
+            ("properties", Value::Object(props)) => {
+                for (prop, sub) in props {
+                    collect(sub, Some(prop), context);
+                }
+            }
+            ("enum" | "const" | "required" | "examples" | "default", _) => {}
+            (_, sub) => collect(sub, name, context),
+        }
+    }
+}
+
+fn leaf_type(obj: &Map<String, Value>) -> Option<&str> {
+    obj.get("type")
+        .and_then(Value::as_str)
+        .filter(|t| ["string", "number", "integer", "boolean"].contains(t))
+        .or_else(|| obj.get("enum").map(|_| "string"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::spans::{mentions, spans};
+    use super::*;
+    use serde_json::json;
+
+    fn schema(fields: &[(&str, &str)]) -> Value {
+        let props: Map<String, Value> = fields
+            .iter()
+            .map(|(name, kind)| ((*name).to_owned(), json!({"type": kind})))
+            .collect();
+        json!({"type": "object", "properties": props})
+    }
+
+    fn numbers_for(text: &str, schema: &Value, field: &str) -> Vec<String> {
+        let found = mentions(text);
+        let context = Context::of(schema, text);
+        context
+            .numbers(field, found.iter().collect())
+            .into_iter()
+            .map(|m| m.written.literal.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_number_next_to_the_field_name_is_the_field_s() {
+        let text = "2019 Toyota Corolla, 48000 km, asking 14500 EUR, about 45 minutes";
+        let s = schema(&[
+            ("mileage_km", "integer"),
+            ("price", "integer"),
+            ("duration_minutes", "integer"),
+            ("year", "integer"),
+        ]);
+        assert_eq!(numbers_for(text, &s, "mileage_km"), ["48000"]);
+        assert_eq!(numbers_for(text, &s, "price"), ["14500"]);
+        assert_eq!(numbers_for(text, &s, "duration_minutes"), ["45"]);
+        assert_eq!(numbers_for(text, &s, "year"), ["2019"]);
+    }
+
+    #[test]
+    fn codes_times_and_other_fields_numbers_go_last() {
+        let text = "The Orbit X2 mouse weighs 85 grams, leaves at 07:45, 2 left";
+        let s = schema(&[("weight_grams", "integer"), ("stock", "integer")]);
+        assert_eq!(numbers_for(text, &s, "stock"), ["2"]);
+        assert_eq!(
+            numbers_for("Porto beat Benfica 3-1", &s, "stock"),
+            ["3", "1"]
+        );
+    }
+
+    #[test]
+    fn strings_follow_the_field_kind() {
+        let text = "Budget review with Priya on Thursday in room 4B, priority urgent, 275.40 GBP";
+        let s = json!({"type": "object", "properties": {
+            "title": {"type": "string"}, "day": {"type": "string"}, "room": {"type": "string"},
+            "attendee": {"type": "string"}, "priority": {"enum": ["low", "urgent"]},
+            "amount": {"type": "number"}}});
+        let context = Context::of(&s, text);
+        let found = mentions(text);
+        let pick = |field: &str| {
+            let all: Vec<String> = spans(text).into_iter().collect();
+            context.strings(field, all, text, &found)
+        };
+        assert_eq!(pick("day"), ["Thursday"]);
+        assert!(pick("room").iter().all(|s| s.starts_with("4B")));
+        assert!(pick("attendee").contains(&"Priya".to_owned()));
+        assert!(pick("attendee").iter().all(|s| shape::is_proper(s)));
+        let title = pick("title");
+        assert!(!title.contains(&"urgent".to_owned()) && !title.contains(&"Thursday".to_owned()));
+        assert!(!title.contains(&"275.40".to_owned()));
+    }
+}

@@ -1,0 +1,205 @@
+//! What a span looks like: a date, a time of day, a name written with capitals.
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+const DAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "today",
+    "tomorrow",
+    "tonight",
+    "yesterday",
+    "weekend",
+];
+
+/// Words a date may hold besides months, days and numbers.
+const DATE_GLUE: &[&str] = &["of", "the", "next", "this"];
+
+/// Lowercase words that may stand inside a name written with capitals (`Rue de la Paix`).
+const NAME_GLUE: &[&str] = &[
+    "&", "and", "da", "de", "del", "der", "di", "du", "la", "le", "of", "the", "van", "von",
+];
+
+fn bare(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+fn is_day_number(word: &str) -> bool {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && ["", "st", "nd", "rd", "th"].contains(&suffix)
+}
+
+/// Whether a word is a date written in digits: `2025-04-30`, `30.04.2025`, `4/30` (not a
+/// price like `29.99` or an account like `40-11-22`).
+fn is_numeric_date(word: &str) -> bool {
+    let digits = |p: &&str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+    let parts: Vec<&str> = word.split(['-', '/', '.']).collect();
+    match parts.as_slice() {
+        [_, _, _] => {
+            parts.iter().all(|p| digits(p) && p.len() <= 4) && parts.iter().any(|p| p.len() == 4)
+        }
+        [a, b] => word.contains('/') && [a, b].iter().all(|p| digits(p) && p.len() <= 2),
+        _ => false,
+    }
+}
+
+/// Whether `span` is a date or a day and nothing else: `June 12`, `Thursday`, `the 3rd of
+/// May 2025`, `2025-04-30`.
+pub fn is_date(span: &str) -> bool {
+    let words: Vec<String> = span.split_whitespace().map(bare).collect();
+    let named = |w: &String| MONTHS.contains(&w.as_str()) || DAYS.contains(&w.as_str());
+    if let [only] = span.split_whitespace().collect::<Vec<_>>().as_slice()
+        && is_numeric_date(only.trim_end_matches(['.', ',']))
+    {
+        return true;
+    }
+    words.iter().any(named)
+        && words
+            .iter()
+            .all(|w| named(w) || is_day_number(w) || DATE_GLUE.contains(&w.as_str()))
+}
+
+/// Whether `span` is a time of day and nothing else: `07:45`, `10:30 am`, `7pm`, `noon`.
+pub fn is_time(span: &str) -> bool {
+    let lower = span.to_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let clock = |w: &str| {
+        let w = w
+            .trim_end_matches("am")
+            .trim_end_matches("pm")
+            .trim_end_matches(['.', ',']);
+        let mut parts = w.split(':');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(h), Some(m), None) => {
+                (1..=2).contains(&h.len())
+                    && m.len() == 2
+                    && h.chars().chain(m.chars()).all(|c| c.is_ascii_digit())
+            }
+            _ => false,
+        }
+    };
+    let meridiem =
+        |w: &str| (w.ends_with("am") || w.ends_with("pm")) && is_day_number(&w[..w.len() - 2]);
+    match words.as_slice() {
+        [w] => clock(w) || meridiem(w) || ["noon", "midnight"].contains(w),
+        [w, m] => (clock(w) || is_day_number(w)) && ["am", "pm", "a.m.", "p.m."].contains(m),
+        _ => false,
+    }
+}
+
+/// Whether `span` is written like the name of a person, an organisation or a place: no
+/// digits, its first and last words start with a capital letter, and the words between too or
+/// are small joining words (`de`, `of`, `the`).
+pub fn is_proper(span: &str) -> bool {
+    if span.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let capital = |w: &str| {
+        w.chars()
+            .find(|c| c.is_alphanumeric())
+            .is_some_and(char::is_uppercase)
+    };
+    match (words.first(), words.last()) {
+        (Some(first), Some(last)) => {
+            capital(first)
+                && capital(last)
+                && words
+                    .iter()
+                    .all(|w| capital(w) || NAME_GLUE.contains(&bare(w).as_str()))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_recognised_alone() {
+        for date in [
+            "June 12",
+            "Thursday",
+            "the 3rd of May 2025",
+            "2025-04-30",
+            "4/30",
+        ] {
+            assert!(is_date(date), "{date}");
+        }
+        for other in [
+            "June 12 to June 14",
+            "45",
+            "INV-2291",
+            "3.2.1",
+            "29.99",
+            "40-11-22",
+        ] {
+            assert!(!is_date(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn times_are_recognised_alone() {
+        for time in ["07:45", "10:30 am", "7pm", "noon"] {
+            assert!(is_time(time), "{time}");
+        }
+        for other in ["07:45 and", "1234", "B12", "3:2:1"] {
+            assert!(!is_time(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn names_start_and_end_with_capitals() {
+        for name in [
+            "Claire Dubois",
+            "Rue de la Paix",
+            "Harbour Hotel",
+            "Dr. Okafor",
+        ] {
+            assert!(is_proper(name), "{name}");
+        }
+        for other in [
+            "the Harbour Hotel",
+            "Ahmed Khan booked",
+            "standing desks",
+            "LH 1234",
+        ] {
+            assert!(!is_proper(other), "{other}");
+        }
+    }
+}

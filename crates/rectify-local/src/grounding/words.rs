@@ -1,0 +1,195 @@
+//! What a field's name says about the values that fit it: its words (`duration_minutes` →
+//! `duration`, `minutes`), and whether it holds money, a date, a time, a person or a place.
+
+/// Words of a field name that say nothing about its value.
+const STOP: &[&str] = &[
+    "a", "an", "and", "at", "by", "for", "from", "has", "in", "is", "of", "on", "or", "per", "the",
+    "to", "with",
+];
+
+/// Field words that mean an amount of money.
+const MONEY: &[&str] = &[
+    "amount", "balance", "budget", "charge", "cost", "deposit", "fare", "fee", "income", "paid",
+    "pay", "payment", "price", "refund", "rent", "revenue", "salary", "tip", "total", "wage",
+];
+
+/// Words and signs next to a number that make it an amount of money.
+const CURRENCY: &[&str] = &[
+    "$", "€", "£", "¥", "aud", "cad", "chf", "dollar", "dollars", "eur", "euro", "euros", "gbp",
+    "jpy", "pound", "pounds", "usd", "yen",
+];
+
+/// Field words that mean a date or a day.
+const DATE: &[&str] = &[
+    "birthday", "date", "day", "deadline", "dob", "due", "end", "expires", "expiry", "start",
+    "until", "when",
+];
+
+/// Field words that mean a time of day.
+const TIME: &[&str] = &["arrival", "arrives", "departs", "departure", "hour", "time"];
+
+/// Field words that mean a person or an organisation (written with capitals).
+const PERSON: &[&str] = &[
+    "airline",
+    "artist",
+    "attendee",
+    "attendees",
+    "author",
+    "brand",
+    "buyer",
+    "captain",
+    "client",
+    "company",
+    "contact",
+    "customer",
+    "doctor",
+    "driver",
+    "employee",
+    "employer",
+    "guest",
+    "host",
+    "landlord",
+    "manager",
+    "organiser",
+    "organizer",
+    "owner",
+    "passenger",
+    "patient",
+    "person",
+    "player",
+    "publisher",
+    "recipient",
+    "reporter",
+    "scorer",
+    "seller",
+    "sender",
+    "speaker",
+    "student",
+    "supplier",
+    "teacher",
+    "team",
+    "tenant",
+    "vendor",
+    "winner",
+];
+
+/// Field words that mean a place (written with capitals).
+const PLACE: &[&str] = &[
+    "airport",
+    "city",
+    "country",
+    "destination",
+    "hometown",
+    "location",
+    "origin",
+    "place",
+    "region",
+    "state",
+    "station",
+    "town",
+];
+
+/// The lowercased words of a field name, split at `_`, `-`, spaces and camelCase humps,
+/// without words that say nothing about the value (`from`, `per`, …).
+pub fn field_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if (!c.is_alphanumeric() || (c.is_uppercase() && previous_lower)) && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        if c.is_alphanumeric() {
+            current.extend(c.to_lowercase());
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words.retain(|w| !STOP.contains(&w.as_str()));
+    words
+}
+
+/// Whether two lowercased words are the same word: equal, one the plural of the other, or
+/// sharing their first four letters (`serves` and `servings`, `dated` and `date`).
+pub fn same_word(a: &str, b: &str) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    if a == b || a.strip_suffix('s') == Some(b) || b.strip_suffix('s') == Some(a) {
+        return true;
+    }
+    let shared = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    shared >= 4
+}
+
+/// Whether any of `words` is `word` ([`same_word`]).
+pub fn names(words: &[String], word: &str) -> bool {
+    words.iter().any(|w| same_word(w, word))
+}
+
+/// Whether `word` (next to a number) is a currency.
+pub fn is_currency(word: &str) -> bool {
+    CURRENCY.contains(&word)
+}
+
+fn any_in(words: &[String], list: &[&str]) -> bool {
+    words.iter().any(|w| list.contains(&w.as_str()))
+}
+
+/// Whether a field with these words holds an amount of money.
+pub fn is_money(words: &[String]) -> bool {
+    any_in(words, MONEY)
+}
+
+/// Whether a field with these words holds a time of day.
+pub fn is_time(words: &[String]) -> bool {
+    any_in(words, TIME)
+}
+
+/// Whether a field with these words holds a date or a day (and not a time).
+pub fn is_date(words: &[String]) -> bool {
+    any_in(words, DATE) && !is_time(words)
+}
+
+/// Whether a field with these words holds a name written with capitals (a person, an
+/// organisation, a place).
+pub fn is_proper(words: &[String]) -> bool {
+    any_in(words, PERSON) || any_in(words, PLACE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_split_into_meaningful_words() {
+        assert_eq!(field_words("duration_minutes"), ["duration", "minutes"]);
+        assert_eq!(field_words("timesPerDay"), ["times", "day"]);
+        assert_eq!(field_words("from_account"), ["account"]);
+        assert_eq!(field_words("postalCode"), ["postal", "code"]);
+        assert_eq!(field_words("osVersion2"), ["os", "version2"]);
+    }
+
+    #[test]
+    fn words_match_across_plurals_and_stems() {
+        assert!(same_word("nights", "night"));
+        assert!(same_word("servings", "serves"));
+        assert!(same_word("date", "dated"));
+        assert!(same_word("km", "km"));
+        assert!(!same_word("age", "ago"));
+        assert!(!same_word("day", "thursday"));
+    }
+
+    #[test]
+    fn kinds_are_read_from_the_words() {
+        let words = |name: &str| field_words(name);
+        assert!(is_money(&words("pricePerDay")));
+        assert!(is_date(&words("due_date")));
+        assert!(!is_date(&words("start_time")));
+        assert!(is_time(&words("start_time")));
+        assert!(is_proper(&words("home_team")));
+        assert!(!is_proper(&words("name")));
+    }
+}
