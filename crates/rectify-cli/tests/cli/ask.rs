@@ -534,3 +534,26 @@ fn ask_json_output_matches_its_documented_schema() {
         crate::support::assert_wire_format("ask", &value);
     }
 }
+
+/// Snapshots of what `ask` shows when it runs out of attempts: stderr for people, and the JSON
+/// wire format (times redacted).
+#[test]
+fn ask_output_snapshots() {
+    for output in ["human", "json"] {
+        let setup = Setup::new(vec![
+            Reply::openai_text("Here you go: {\"name\": \"rectify\", \"tags\": [],}"),
+            Reply::openai_text(INVALID),
+        ]);
+        let out = run(&mut setup.ask(&["--max-attempts", "2", "--output", output]));
+        let shown = format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            out.code, out.stdout, out.stderr
+        );
+        insta::with_settings!({filters => vec![
+            (r#""(latency_ms|elapsed_ms)": \d+"#, r#""$1": 0"#),
+            (r"schema:\S*schema\.json", "schema:[dir]/schema.json"),
+        ]}, {
+            insta::assert_snapshot!(format!("ask_exhausted_{output}"), shown);
+        });
+    }
+}

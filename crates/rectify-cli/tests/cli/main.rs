@@ -11,6 +11,7 @@ mod repair;
 mod report;
 mod rules;
 mod security;
+mod snapshot;
 mod support;
 mod torture;
 mod workflows;
