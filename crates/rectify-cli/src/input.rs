@@ -15,10 +15,30 @@ pub struct Source {
     pub bytes: Vec<u8>,
 }
 
+/// Whether this process was started with file descriptor 0 closed (`cmd <&-`). Rust's runtime
+/// opens `/dev/null` read-write in place of a closed standard descriptor, which would read as
+/// an empty document; a shell's `< /dev/null` opens it read-only. So: `/dev/null` open for
+/// reading and writing on descriptor 0 is taken as "closed" (where there is no `/proc`, never).
+fn stdin_closed() -> bool {
+    let null = std::fs::read_link("/proc/self/fd/0").is_ok_and(|p| p == Path::new("/dev/null"));
+    let read_write = std::fs::read_to_string("/proc/self/fdinfo/0").is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 == 0o2)
+    });
+    null && read_write
+}
+
 /// Reads a file, or standard input for `-`, refusing directories and inputs over the limit
 /// (at most the limit plus one byte is ever read, so `/dev/zero` is refused, not read forever).
 pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
     let bytes = if path == "-" {
+        if stdin_closed() {
+            bail!(
+                "standard input is closed (`-` reads the document from it): pipe the document in, or give a file"
+            );
+        }
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()

@@ -188,7 +188,12 @@ fn with_hint(message: &str, hint: &str) -> anyhow::Error {
     anyhow::Error::new(Hint(hint.to_owned())).context(message.to_owned())
 }
 
+/// The hint for a missing key, only when the key is what is missing (a bad `--base-url` is
+/// its own error).
 fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
+    if !error.to_string().contains(&format!("{var} is not set")) {
+        return error;
+    }
     error.context(Hint(format!(
         "set `{var}`, or point `--base-url` at a compatible server"
     )))

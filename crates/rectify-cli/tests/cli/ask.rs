@@ -557,3 +557,32 @@ fn ask_output_snapshots() {
         });
     }
 }
+
+/// A bad `--base-url` says so, without the missing-key hint.
+#[test]
+fn a_bad_base_url_is_its_own_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("s.json");
+    std::fs::write(&schema, r#"{"type": "object"}"#).unwrap();
+    let out = crate::support::rectify()
+        .env_remove("OPENAI_API_KEY")
+        .args([
+            "ask",
+            "x",
+            "--provider",
+            "openai",
+            "--base-url",
+            "not a url",
+            "--schema",
+        ])
+        .arg(&schema)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("base url `not a url` is not http(s)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("OPENAI_API_KEY"), "{stderr}");
+}

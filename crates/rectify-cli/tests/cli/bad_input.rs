@@ -233,3 +233,20 @@ fn a_closed_stdout_keeps_the_exit_status() {
         );
     }
 }
+
+/// A closed standard input (`rectify check - <&-`) is a usage error, not an empty document.
+#[test]
+fn a_closed_standard_input_is_an_error_not_an_empty_document() {
+    let bin = assert_cmd::cargo::cargo_bin("rectify");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' check - <&-", bin.display()))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("standard input is closed"), "{stderr}");
+    // Open but empty is still an empty document (exit 1).
+    let empty = run_stdin(&["check", "-"], "");
+    assert_eq!(empty.code, 1, "{}", empty.stderr);
+}
