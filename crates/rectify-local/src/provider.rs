@@ -103,6 +103,15 @@ impl LocalProvider {
 }
 
 fn file_source(path: PathBuf, origin: &'static str) -> Result<Source, LocalError> {
+    if path.is_dir() {
+        return Err(LocalError::InvalidOption {
+            name: origin.to_owned(),
+            message: format!(
+                "`{}` is a directory; give the path of a GGUF model file",
+                path.display()
+            ),
+        });
+    }
     if path.is_file() {
         Ok(Source::File { path, origin })
     } else {

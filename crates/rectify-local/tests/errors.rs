@@ -30,6 +30,16 @@ fn a_missing_model_path_names_its_origin_and_the_setup_steps() {
     assert!(SETUP_HINT.contains("scripts/setup.sh"));
 }
 
+#[test]
+fn a_model_path_that_is_a_directory_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = LocalProvider::from_env_or_default(options_with(dir.path().to_path_buf()))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("is a directory"), "{error}");
+    assert!(!error.contains("does not exist"), "{error}");
+}
+
 #[tokio::test]
 async fn a_file_that_is_not_gguf_is_a_configuration_error() {
     let dir = tempfile::tempdir().unwrap();
