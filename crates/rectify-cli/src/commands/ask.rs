@@ -52,7 +52,25 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(engine.run(&task));
+    // Ctrl-C or SIGTERM: the run is dropped, which cancels the call in flight (a command
+    // agent's whole process group is killed); the trace so far is already written.
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            outcome = engine.run(&task) => Ok(outcome),
+            code = super::run::interrupted() => Err(code),
+        }
+    });
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(code) => {
+            drop(runtime);
+            let trace = args.trace.as_ref().map_or(String::new(), |p| {
+                format!("; the attempts so far are in `{}`", p.display())
+            });
+            stderr(&format!("interrupted: no answer{trace}"));
+            return Ok(ExitStatus::Interrupted(code));
+        }
+    };
     let status = report(args, &outcome)?;
     drop(engine);
     if let (Some(sink), Some(path)) = (&trace, &args.trace)

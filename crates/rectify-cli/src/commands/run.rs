@@ -172,7 +172,7 @@ fn until_interrupted<F: std::future::Future>(work: F) -> Result<Result<F::Output
 }
 
 /// Waits for SIGINT or SIGTERM; returns the exit code for it (130 or 143).
-async fn interrupted() -> u8 {
+pub(crate) async fn interrupted() -> u8 {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),

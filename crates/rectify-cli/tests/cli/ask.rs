@@ -586,3 +586,72 @@ fn a_bad_base_url_is_its_own_error() {
     );
     assert!(!stderr.contains("OPENAI_API_KEY"), "{stderr}");
 }
+
+/// Ctrl-C during `ask` with a command agent: exit 130, the agent's whole process group is
+/// killed (its background child too), and the trace holds the attempt that was under way.
+#[test]
+fn ctrl_c_stops_ask_and_kills_the_agents_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let pidfile = root.join("child.pid");
+    std::fs::write(root.join("s.json"), r#"{"type": "object"}"#).unwrap();
+    std::fs::write(
+        root.join("hang.sh"),
+        format!(
+            "cat > /dev/null; sleep 60 & echo $! > '{}'; sleep 60\n",
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("rectify");
+    let child = std::process::Command::new(bin)
+        .args([
+            "ask",
+            "go",
+            "--schema",
+            "s.json",
+            "--trace",
+            "trace.jsonl",
+            "--",
+            "sh",
+            "hang.sh",
+        ])
+        .current_dir(root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&pidfile)
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+        && start.elapsed().as_secs() < 20
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let agent_child = std::fs::read_to_string(&pidfile).unwrap().trim().to_owned();
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: no answer; the attempts so far are in `trace.jsonl`"),
+        "{stderr}"
+    );
+    let gone = (0..40).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stat = std::fs::read_to_string(format!("/proc/{agent_child}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z ")
+    });
+    assert!(
+        gone,
+        "the agent's background child is killed with its process group"
+    );
+    let trace = std::fs::read_to_string(root.join("trace.jsonl")).unwrap();
+    assert!(trace.contains("attempt_start"), "{trace}");
+}
