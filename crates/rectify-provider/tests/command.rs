@@ -369,3 +369,33 @@ async fn wait_until_dead(pid: u32) -> bool {
     }
     is_dead(pid)
 }
+
+/// A background child that keeps stdout open after the program exits does not hold the call
+/// until the timeout: the output is read for `kill_grace` more, then the group is killed and
+/// the answer is what the program printed.
+#[tokio::test]
+async fn a_background_child_holding_stdout_does_not_hold_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file: PathBuf = dir.path().join("child.pid");
+    let body = format!(
+        "echo '{{\"a\": 1}}'\nsleep 300 &\necho $! > '{}'\n",
+        pid_file.display()
+    );
+    let mut config = script(dir.path(), "leaves_a_child.sh", &body);
+    config.timeout = std::time::Duration::from_secs(120);
+    config.kill_grace = std::time::Duration::from_millis(200);
+    let response = provider(config)
+        .complete(&Request::new("x"))
+        .await
+        .expect("the answer, not a timeout");
+    assert_eq!(response.text.trim(), r#"{"a": 1}"#);
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_until_dead(pid).await,
+        "the background child {pid} is killed"
+    );
+}

@@ -55,6 +55,11 @@ pub struct AskArgs {
     /// is 512).
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u32>,
+    /// Time limit of each model call, in seconds: one HTTP request (default 120, each
+    /// transport retry gets its own) or one run of a command agent (default 600; its process
+    /// group is killed when it runs out).
+    #[arg(long, value_name = "SECS", env = "RECTIFY_TIMEOUT", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
     /// How an OpenAI-compatible server is asked for JSON: `json_schema` (the schema itself),
     /// `json_object` (any JSON; for servers such as llama-cpp-python's) or `off`. A server
     /// that rejects the mode gets the next weaker one for the rest of the run, noted in the
@@ -128,4 +133,16 @@ fn parse_retry_temperature(text: &str) -> Result<RetryTemperature, String> {
             "`{text}` is not a temperature between 0 and 2 or `keep`"
         )),
     }
+}
+
+/// `--timeout`: a positive number of seconds.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(secs.is_finite() && secs > 0.0 && secs <= 86_400.0) {
+        return Err(format!("`{text}`: give between 0 and 86400 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }

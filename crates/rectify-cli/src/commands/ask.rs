@@ -101,8 +101,15 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     if let Some(system) = &args.system {
         task = task.system(system.clone());
     }
+    let mut template = Request::default();
     if let Some(tokens) = args.max_output_tokens {
-        task = task.request_template(Request::default().with_max_output_tokens(tokens));
+        template = template.with_max_output_tokens(tokens);
+    }
+    if let Some(timeout) = args.timeout {
+        template = template.with_timeout(timeout);
+    }
+    if args.max_output_tokens.is_some() || args.timeout.is_some() {
+        task = task.request_template(template);
     }
     if let Some(path) = &args.rules {
         let rules = config::rules(path, &args.refs, limits)?;

@@ -655,3 +655,39 @@ fn ctrl_c_stops_ask_and_kills_the_agents_process_group() {
     let trace = std::fs::read_to_string(root.join("trace.jsonl")).unwrap();
     assert!(trace.contains("attempt_start"), "{trace}");
 }
+
+/// `--timeout` limits each call: an agent that hangs is stopped after it (not after the
+/// default 10 minutes) and the run ends as a provider failure (exit 4) naming the limit.
+#[test]
+fn timeout_stops_a_hanging_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("s.json"), r#"{"type": "object"}"#).unwrap();
+    std::fs::write(root.join("hang.sh"), "cat > /dev/null; sleep 300\n").unwrap();
+    let out = crate::support::rectify()
+        .current_dir(root)
+        .args([
+            "ask",
+            "go",
+            "--schema",
+            "s.json",
+            "--timeout",
+            "0.5",
+            "--output",
+            "json",
+        ])
+        .args(["--", "sh", "hang.sh"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["status"], "provider_failed", "{value:#}");
+    assert_eq!(value["provider_error"]["kind"], "timeout", "{value:#}");
+    let bad = crate::support::rectify()
+        .current_dir(root)
+        .args(["ask", "go", "--schema", "s.json", "--timeout", "soon"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -129,7 +129,30 @@ async fn drive(
             read_tail(pipe, tail.clone()).await;
         }
     };
-    let ((), stdout, (), status) = tokio::join!(write, read_out, read_err, child.wait());
+    // When the program exits, a background child it started may still hold the pipes open:
+    // read for at most `kill_grace` more, then kill the group so that the reads end (instead
+    // of waiting for the timeout).
+    let exited = tokio::sync::Notify::new();
+    let wait = async {
+        let status = child.wait().await;
+        exited.notify_one();
+        status
+    };
+    let reads = async {
+        let mut both = std::pin::pin!(async { tokio::join!(read_out, read_err) });
+        let cutoff = async {
+            exited.notified().await;
+            tokio::time::sleep(limits.kill_grace).await;
+        };
+        tokio::select! {
+            done = &mut both => done,
+            () = cutoff => {
+                guard.signal(Signal::SIGKILL);
+                both.await
+            }
+        }
+    };
+    let ((), (stdout, ()), status) = tokio::join!(write, reads, wait);
     let status = status.map_err(|e| ErrorKind::Spawn {
         message: format!("waiting for the command: {e}"),
     })?;
