@@ -159,4 +159,10 @@ async fn bad_cassettes_are_errors() {
     assert!(
         matches!(error.kind, ErrorKind::Replay { ref message } if message.contains("not a cassette"))
     );
+    // An endless file is refused at the limit, not read into memory.
+    let endless = ReplayProvider::from_file(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert!(
+        matches!(endless.kind, ErrorKind::Replay { ref message } if message.contains("cassette limit")),
+        "{endless}"
+    );
 }

@@ -42,6 +42,25 @@ pub struct Cassette {
     pub interactions: Vec<Interaction>,
 }
 
+/// The largest cassette file read (recorded answers are bounded by the providers' own limits;
+/// `/dev/zero` or a runaway file is refused, not read into memory).
+pub const MAX_CASSETTE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads at most [`MAX_CASSETTE_BYTES`] (refusing a larger file) as UTF-8.
+fn read_limited(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CASSETTE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CASSETTE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than the cassette limit of {} MiB; nothing was read past it",
+            MAX_CASSETTE_BYTES / (1024 * 1024)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 impl Cassette {
     /// An empty cassette for a provider.
     pub fn new(provider: impl Into<String>, capabilities: Capabilities) -> Self {
@@ -56,7 +75,7 @@ impl Cassette {
     /// Reads a cassette file.
     pub fn load(path: &Path) -> Result<Self, ProviderError> {
         let name = replay_name(path);
-        let text = std::fs::read_to_string(path)
+        let text = read_limited(path)
             .map_err(|e| replay_error(&name, format!("cannot read `{}`: {e}", path.display())))?;
         let cassette: Cassette = serde_json::from_str(&text).map_err(|e| {
             replay_error(
