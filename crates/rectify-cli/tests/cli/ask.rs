@@ -691,3 +691,52 @@ fn timeout_stops_a_hanging_agent() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A recognisable key never appears in anything `ask` writes — stdout (human and JSON),
+/// stderr, the trace — whatever the server does: answer, refuse the key, or echo the
+/// `Authorization` header back in an error body or in the answer itself.
+#[test]
+fn the_api_key_appears_in_nothing_ask_writes() {
+    const KEY: &str = "sk-CANARY-0123456789abcdef";
+    let echo_error = Reply::json(
+        500,
+        &json!({"error": {"message": "bad auth header {{header:authorization}}"}}),
+    )
+    .echoing_headers();
+    let echo_answer =
+        Reply::openai_text("{\"name\": \"{{header:authorization}}\", \"tags\": [\"x\"]}")
+            .echoing_headers();
+    let cases = [
+        vec![Reply::openai_text(INVALID), Reply::openai_text(VALID)],
+        vec![Reply::error(401)],
+        vec![echo_error.clone(); 6],
+        vec![echo_answer],
+    ];
+    for (i, replies) in cases.into_iter().enumerate() {
+        for output in ["human", "json"] {
+            let setup = Setup::new(replies.clone());
+            let trace = setup.path("trace.jsonl");
+            let out = run(setup
+                .ask(&["--output", output, "--trace", &trace])
+                .env("OPENAI_API_KEY", KEY));
+            let written = std::fs::read_to_string(&trace).unwrap_or_default();
+            if i == 3 {
+                assert!(
+                    out.stdout.contains("Bearer ***"),
+                    "the header was echoed, redacted: {}",
+                    out.stdout
+                );
+            }
+            for (what, text) in [
+                ("stdout", &out.stdout),
+                ("stderr", &out.stderr),
+                ("trace", &written),
+            ] {
+                assert!(
+                    !text.contains(KEY) && !text.contains("CANARY"),
+                    "case {i}, {output}: the key is in {what}:\n{text}"
+                );
+            }
+        }
+    }
+}
