@@ -98,7 +98,10 @@ fn reference_to_a_missing_document_is_a_config_error() {
     );
     // A library message: what to do, in the rules file's terms, no CLI flag (the CLI adds
     // `--ref plan=FILE` as a hint).
-    assert!(err.to_string().contains("name it under `documents:`"), "{err}");
+    assert!(
+        err.to_string().contains("name it under `documents:`"),
+        "{err}"
+    );
     assert!(!err.to_string().contains("--ref"), "{err}");
     assert!(set.verify_references(&plan_refs()).is_ok());
 }
