@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{Run, assert_wire_format, json, rectify, run, run_stdin};
+use crate::support::{assert_wire_format, in_dir, json, run, run_stdin};
 
 #[test]
 fn check_and_repair_outputs_match_their_schemas() {
@@ -29,20 +29,6 @@ fn check_and_repair_outputs_match_their_schemas() {
     ] {
         let r = run_stdin(&["repair", "-", "--output", "json"], input);
         assert_wire_format("repair", &json(&r));
-    }
-}
-
-fn in_dir(dir: &Path, args: &[&str]) -> Run {
-    let out = rectify()
-        .args(args)
-        .arg("--workdir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 

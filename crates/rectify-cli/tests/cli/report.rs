@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{Run, json, rectify};
+use crate::support::{in_dir, json, rectify};
 
 /// A working directory with a workflow whose writer never gets the schema right: the step
 /// is revised once, then waits for a person. Prints `<b>` in its answer (the page must
@@ -36,20 +36,6 @@ fn escalating() -> tempfile::TempDir {
     )
     .unwrap();
     dir
-}
-
-fn in_dir(dir: &Path, args: &[&str]) -> Run {
-    let out = rectify()
-        .args(args)
-        .arg("--workdir")
-        .arg(dir)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 fn start(dir: &Path) {

@@ -81,3 +81,8 @@ pub fn assert_wire_format(name: &str, value: &serde_json::Value) {
         "`{name}` output does not match docs/output/{name}.schema.json: {errors:#?}\n{value:#}"
     );
 }
+
+/// Runs `rectify ARGS --workdir DIR` and captures the result.
+pub fn in_dir(dir: &Path, args: &[&str]) -> Run {
+    run_cmd(rectify().args(args).arg("--workdir").arg(dir))
+}
