@@ -79,7 +79,20 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     if let Some(hint) = outer_hint {
         let _ = writeln!(stderr, "  hint: {hint}");
     }
-    ExitStatus::Config
+    class_of(err)
+}
+
+/// The exit status an error's class calls for (DESIGN.md §5): a provider failure anywhere in
+/// the cause chain exits 4 (2 when the provider was misconfigured); every other error that
+/// ends a command before it has a result is a usage or configuration error, 2.
+pub fn class_of(err: &anyhow::Error) -> ExitStatus {
+    let provider = err
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<rectify_provider::ProviderError>());
+    match provider {
+        Some(error) if !error.is_config() => ExitStatus::Provider,
+        _ => ExitStatus::Config,
+    }
 }
 
 /// A write to stdout whose reader went away (`rectify ... | head`) ends the output early but
@@ -97,4 +110,35 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rectify_provider::{ErrorKind, ProviderError};
+
+    #[test]
+    fn a_plain_error_is_a_configuration_error() {
+        let err = anyhow::anyhow!("cannot read `x.json`");
+        assert_eq!(class_of(&err), ExitStatus::Config);
+    }
+
+    #[test]
+    fn a_provider_failure_under_context_exits_4() {
+        let provider = ProviderError::new(
+            "openai:test",
+            ErrorKind::Connection {
+                message: "connection refused".into(),
+            },
+        );
+        let err = anyhow::Error::new(provider).context("calling the model");
+        assert_eq!(class_of(&err), ExitStatus::Provider);
+    }
+
+    #[test]
+    fn a_misconfigured_provider_exits_2() {
+        let provider = ProviderError::config("openai:test", "no model");
+        let err = anyhow::Error::new(provider);
+        assert_eq!(class_of(&err), ExitStatus::Config);
+    }
 }
