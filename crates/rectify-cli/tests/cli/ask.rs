@@ -643,11 +643,7 @@ fn ctrl_c_stops_ask_and_kills_the_agents_process_group() {
         stderr.contains("interrupted: no answer; the attempts so far are in `trace.jsonl`"),
         "{stderr}"
     );
-    let gone = (0..40).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let stat = std::fs::read_to_string(format!("/proc/{agent_child}/stat")).unwrap_or_default();
-        stat.is_empty() || stat.contains(") Z ")
-    });
+    let gone = crate::support::process_gone(&agent_child);
     assert!(
         gone,
         "the agent's background child is killed with its process group"

@@ -86,3 +86,12 @@ pub fn assert_wire_format(name: &str, value: &serde_json::Value) {
 pub fn in_dir(dir: &Path, args: &[&str]) -> Run {
     run_cmd(rectify().args(args).arg("--workdir").arg(dir))
 }
+
+/// Waits (up to 2 s) for process `pid` to be gone (no longer in /proc, or a zombie).
+pub fn process_gone(pid: &str) -> bool {
+    (0..40).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z ")
+    })
+}

@@ -586,11 +586,7 @@ fn sigterm_stops_the_run_kills_the_agents_and_keeps_the_store() {
         stderr.contains("interrupted: the run `h` stopped"),
         "{stderr}"
     );
-    let gone = (0..40).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        let stat = std::fs::read_to_string(format!("/proc/{agent_child}/stat")).unwrap_or_default();
-        stat.is_empty() || stat.contains(") Z ")
-    });
+    let gone = crate::support::process_gone(&agent_child);
     assert!(
         gone,
         "the agent's background child is killed with its process group"

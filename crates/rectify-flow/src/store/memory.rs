@@ -8,8 +8,8 @@ use std::sync::{Mutex, MutexGuard};
 use sha2::{Digest, Sha256};
 
 use super::{
-    CallRecord, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StepStatus,
-    StepStatusField, StoreError, WaitRecord, hostname, now_ms,
+    CallRecord, EVENTS_WITH_DIAGNOSTICS, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord,
+    StepStatus, StepStatusField, StoreError, WaitRecord, hostname, now_ms,
 };
 
 /// The in-memory store.
@@ -51,16 +51,6 @@ struct Wait {
     created_ms: i64,
     resolved: bool,
 }
-
-/// The events whose record keeps the step's diagnostics of the moment (as the SQLite backend).
-const EVENTS_WITH_DIAGNOSTICS: [&str; 6] = [
-    "repair",
-    "revise",
-    "exhausted",
-    "failed",
-    "validation_failed",
-    "validation_exhausted",
-];
 
 fn missing(run: &str) -> StoreError {
     StoreError::NoRun {

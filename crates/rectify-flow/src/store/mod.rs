@@ -270,6 +270,17 @@ impl Store {
     }
 }
 
+/// The events whose record keeps the step's diagnostics of the moment (what an attempt was
+/// sent back for, why a step stopped); both backends keep them with these and no others.
+const EVENTS_WITH_DIAGNOSTICS: [&str; 6] = [
+    "repair",
+    "revise",
+    "exhausted",
+    "failed",
+    "validation_failed",
+    "validation_exhausted",
+];
+
 fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>, serde_json::Error> {
     if items.is_empty() {
         Ok(None)

@@ -8,8 +8,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::{
-    CallOutcome, CallRecord, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StoreError,
-    WaitRecord, hostname, json_or_null, now_ms, parse_or_default, records, schema,
+    CallOutcome, CallRecord, EVENTS_WITH_DIAGNOSTICS, EventRecord, LinkRecord, RunRecord,
+    RunStatus, StepRecord, StoreError, WaitRecord, hostname, json_or_null, now_ms,
+    parse_or_default, records, schema,
 };
 
 /// The SQLite backend: one connection, each method one transaction.
@@ -233,14 +234,10 @@ impl Sqlite {
             ])?;
         // The diagnostics of the moment go with the events that act on them (what an attempt
         // was sent back for, why a step stopped), not with every event.
-        let detail = match event {
-            "repair"
-            | "revise"
-            | "exhausted"
-            | "failed"
-            | "validation_failed"
-            | "validation_exhausted" => json_or_null(&step.diagnostics)?,
-            _ => None,
+        let detail = if EVENTS_WITH_DIAGNOSTICS.contains(&event) {
+            json_or_null(&step.diagnostics)?
+        } else {
+            None
         };
         tx.prepare_cached(
             INSERT_EVENT,
