@@ -189,8 +189,8 @@ fn read_region(
                 .map(|i| at + i);
             // Prose after the value is dropped safely; a second JSON value in it is data, and
             // dropping it is choosing between values (unsafe), as for `[1] [2]`.
-            let rule = if next.is_none() && holds_value(tail) {
-                RepairRule::MultipleValues
+            let rule = if next.is_none() {
+                trailing_rule(tail)
             } else {
                 RepairRule::Prose
             };
@@ -215,6 +215,17 @@ fn read_region(
 
 /// Whether `tail` holds a complete JSON object or array (one of its first few brackets starts
 /// one).
+/// The rule that drops `tail`, the text after the first value: prose is dropped safely; a
+/// second JSON value in it is data, and dropping it is choosing between values (unsafe), as
+/// for `[1] [2]`. The text path uses the same rule.
+pub(crate) fn trailing_rule(tail: &str) -> RepairRule {
+    if holds_value(tail) {
+        RepairRule::MultipleValues
+    } else {
+        RepairRule::Prose
+    }
+}
+
 fn holds_value(tail: &str) -> bool {
     tail.match_indices(['{', '[']).take(8).any(|(i, _)| {
         let rest = &tail[i..];

@@ -130,7 +130,8 @@ fn read_region(
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                found.raw.dropped(RepairRule::Prose, text, at, region.end);
+                let rule = crate::engine::trailing_rule(&text[at..region.end]);
+                found.raw.dropped(rule, text, at, region.end);
             }
             return Some(());
         }

@@ -167,3 +167,17 @@ proptest! {
         }
     }
 }
+
+/// Found by the property above in CI: a closed object followed by more members.
+#[test]
+fn closed_object_followed_by_members_agrees() {
+    let text = "{}\n  \"\": [\n    null\n  ]\n}";
+    for allow_unsafe in [false, true] {
+        let options = RepairOptions::default().with_unsafe(allow_unsafe);
+        let value = repair(text, &options);
+        let out = repair_to_json(text, &options);
+        assert_eq!(out.json, value.to_json(), "unsafe {allow_unsafe}");
+        assert_eq!(out.repairs, value.repairs, "unsafe {allow_unsafe}");
+        assert_eq!(out.diagnostics, value.diagnostics, "unsafe {allow_unsafe}");
+    }
+}
