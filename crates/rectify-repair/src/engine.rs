@@ -8,7 +8,7 @@ use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::log::Log;
 use crate::parser::{Fatal, parse_region};
-use crate::policy::{enforce, no_payload, refusal, truncated, unrecorded};
+use crate::policy::{enforce, no_payload, refusal, refusals, refused, truncated, unrecorded};
 use crate::rules::RepairRule;
 use crate::select::{Choice, choose, is_empty, record_choice};
 use crate::{RepairOptions, Repaired, coerce, strict, yaml};
@@ -173,7 +173,7 @@ fn read_region(
     {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if (tail.is_empty() || !strict::continues(tail))
+        if (tail.is_empty() || !strict::continues(body.get(..used).unwrap_or(""), rest))
             && let Some(Ok(value)) = body.get(..used).map(serde_json::from_str::<Value>)
         {
             found.values.push(value);
@@ -278,6 +278,9 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
     }
     if found.values.is_empty() {
         out.diagnostics.push(no_payload(text));
+        if found.regions == 0 && found.raw.is_empty() {
+            bare_text(text, options, &mut out, &doc);
+        }
         return out;
     }
     let value = combine(text, &mut found, options, &mut out);
@@ -295,6 +298,36 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
     coerce::apply_to(&mut out, options);
     enforce(&mut out, options);
     out
+}
+
+/// `hello world`, `ES2020`, a URL: a one-line answer with no JSON in it is that text, as a
+/// string (unsafe: prose is not data unless the caller says so; `--unsafe` does, and so does a
+/// `type: string` schema, through `coerce.text_as_string`). Without permission the
+/// no-payload error stands, with the refusal beside it.
+fn bare_text(text: &str, options: &RepairOptions, out: &mut Repaired, doc: &Locator<'_>) {
+    let trimmed = text.trim();
+    let start = text.len() - text.trim_start().len();
+    let bare = !trimmed.is_empty()
+        && trimmed.len() <= 1024
+        && !trimmed.contains(['\n', '{', '[', '}', ']', '"', '`'])
+        && !trimmed.starts_with(['\'', '/', '<', '#']);
+    if !bare || options.schema.is_some() {
+        return;
+    }
+    let repair = Repair::new(
+        RepairRule::BareText.code(),
+        Location::from_span(doc.span(start, start + trimmed.len())),
+        trimmed,
+        Value::String(trimmed.to_owned()).to_string(),
+        Applicability::Unsafe,
+    );
+    out.repairs = vec![repair];
+    if refused(RepairRule::BareText, options) {
+        out.diagnostics.extend(refusals(&out.repairs, options));
+        return;
+    }
+    out.diagnostics.clear();
+    out.value = Some(Value::String(trimmed.to_owned()));
 }
 
 /// One value out of the candidates (see [`choose`]); a choice among several candidates is

@@ -30,7 +30,15 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         None => first,
     };
     let lead = text.as_bytes().get(solid).copied().unwrap_or(b' ');
-    if matches!(lead, b'{' | b'[') || opening_bracket_missing(text.as_bytes(), solid) {
+    let bracketed = matches!(lead, b'{' | b'[');
+    if bracketed && fence_follows(text, solid + 1) {
+        // `[```json\n{...}\n```]`: the brackets wrap the fence, which holds the payload.
+        let fenced = fences(text);
+        if !fenced.is_empty() {
+            return fenced;
+        }
+    }
+    if bracketed || opening_bracket_missing(text.as_bytes(), solid) {
         return vec![Region {
             start: first,
             end: text.len(),
@@ -41,7 +49,7 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
     if !fenced.is_empty() {
         return fenced;
     }
-    if lone_scalar(text.get(solid..).unwrap_or("").trim_end()) {
+    if lone_scalars(text.get(solid..).unwrap_or("").trim_end()) {
         return vec![Region {
             start: solid,
             end: text.len(),
@@ -63,7 +71,35 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         .collect()
 }
 
-/// True when the whole text is one scalar written loosely: a string in any quotes (`'Ada'`,
+/// True when a code fence opens at the first non-blank character at or after `at`.
+fn fence_follows(text: &str, at: usize) -> bool {
+    text.get(at..)
+        .is_some_and(|rest| rest.trim_start().starts_with("```"))
+}
+
+/// True when the whole text is scalars written loosely, one per line (newline-delimited
+/// output), each perhaps ended by a `;` (see [`lone_scalar`]).
+fn lone_scalars(t: &str) -> bool {
+    let scalar = |l: &str| lone_scalar(l.strip_suffix(';').unwrap_or(l).trim_end());
+    scalar(t)
+        || (t.contains('\n')
+            && t.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .all(|l| closed_if_quoted(l) && scalar(l)))
+}
+
+/// True unless `line` opens a quote it does not close on the same line (a string running
+/// over several lines is one scalar, not one per line).
+fn closed_if_quoted(line: &str) -> bool {
+    let line = line.strip_suffix(';').unwrap_or(line);
+    match line.chars().next() {
+        Some(q @ ('"' | '\'' | '`')) => line.len() > 1 && line.ends_with(q),
+        _ => true,
+    }
+}
+
+/// True when the text is one scalar written loosely: a string in any quotes (`'Ada'`,
 /// or cut off: `"hello`),
 /// a Python or JavaScript literal (`True`, `None`, `undefined`, `-Infinity`) or a number.
 fn lone_scalar(t: &str) -> bool {
@@ -106,7 +142,53 @@ fn lone_scalar(t: &str) -> bool {
         && t.bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
         && t.bytes().any(|b| b.is_ascii_digit());
-    quoted || literal || number
+    quoted || literal || number || concatenation(t) || call(t)
+}
+
+/// `"a" + "b"`: double-quoted one-line strings joined by `+`.
+fn concatenation(t: &str) -> bool {
+    let mut rest = t;
+    let mut parts = 0;
+    loop {
+        let Some(body) = rest.strip_prefix('"') else {
+            return false;
+        };
+        let Some(close) = body.find(['"', '\n']) else {
+            return false;
+        };
+        if body.as_bytes()[close] != b'"' {
+            return false;
+        }
+        parts += 1;
+        rest = body[close + 1..].trim_start();
+        if rest.is_empty() {
+            return parts > 1;
+        }
+        match rest.strip_prefix('+') {
+            Some(more) => rest = more.trim_start(),
+            None => return false,
+        }
+    }
+}
+
+/// `callback_123(2)`: a JSONP call around one loose scalar.
+fn call(t: &str) -> bool {
+    let Some(open) = t.find('(') else {
+        return false;
+    };
+    let name = &t[..open];
+    let name_ok = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'$'))
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'));
+    let inner = t[open + 1..].strip_suffix(')').map(str::trim);
+    name_ok
+        && inner.is_some_and(|i| {
+            matches!(i, "true" | "false" | "null") || (!i.contains('(') && lone_scalar(i))
+        })
 }
 
 /// True when the text at `at` starts like a document whose opening bracket is missing: a

@@ -42,6 +42,7 @@ rules! {
     CodeFence => "extract.code_fence", Safe, "Takes the payload out of a Markdown code fence.";
     Prose => "extract.prose", Safe, "Drops prose before or after the payload.";
     MultipleValues => "extract.multiple_values", Unsafe, "Chooses or combines several top-level values.";
+    BareText => "extract.bare_text", Unsafe, "Reads a one-line answer that holds no JSON as a string.";
     EscapedDocument => "extract.escaped_document", Safe, "Unescapes a document whose quotes are all backslash-escaped.";
     InvalidUtf8 => "text.invalid_utf8", Unsafe, "Replaces bytes that are not UTF-8 with U+FFFD.";
     TrailingComma => "json.trailing_comma", Safe, "Removes a comma before a closing bracket.";
@@ -76,7 +77,7 @@ rules! {
     Ellipsis => "json.ellipsis", Safe, "Drops a `...` placeholder.";
     StringConcatenation => "json.string_concatenation", Safe, "Joins `\"a\" + \"b\"` into one string.";
     NumberFormat => "json.number_format", Safe, "Normalises `.5`, `1.`, `+1`, `1e` and `1_000`.";
-    LeadingZeros => "json.leading_zeros", Unsafe, "Drops leading zeros of a number such as `007`.";
+    LeadingZeros => "json.leading_zeros", Safe, "Keeps a number written with leading zeros, such as `007`, as the string `\"007\"`.";
     TruncatedLiteral => "json.truncated_literal", Safe, "Completes `tru`, `fals` or `nul` cut off by the end of the text.";
     CallWrapper => "json.call_wrapper", Safe, "Unwraps `ObjectId(\"...\")`, `NumberLong(...)` and JSONP calls.";
     TruncatedMember => "json.truncated_member", Safe, "Drops a key cut off by the end of the text before its value.";

@@ -250,8 +250,26 @@ fn key(b: &[u8], i: usize) -> Option<usize> {
 /// True when the text after a valid first value goes on with more structure (another value,
 /// a comma, a bracket or a colon), after white space and comments: the text is then read
 /// leniently as a whole instead of as a value followed by prose.
-pub(crate) fn continues(tail: &str) -> bool {
-    let mut rest = tail.trim_start();
+/// `first` is the valid value and `rest` the text after it: besides more structure, a string
+/// goes on with `+ "more"` (concatenation) and a scalar with a scalar on the next line
+/// (newline-delimited scalars).
+pub(crate) fn continues(first: &str, rest: &str) -> bool {
+    let tail = rest.trim_start();
+    let scalar_start =
+        |t: &str| t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '"'));
+    let concatenated = first.starts_with('"')
+        && tail
+            .strip_prefix('+')
+            .is_some_and(|t| t.trim_start().starts_with('"'));
+    let next_line =
+        scalar_start(first) && scalar_start(tail) && rest[..rest.len() - tail.len()].contains('\n');
+    concatenated || next_line || structure_follows(tail)
+}
+
+/// True when `tail` goes on with another value, a comma, a bracket or a colon, after white
+/// space and comments.
+fn structure_follows(tail: &str) -> bool {
+    let mut rest = tail;
     loop {
         if let Some(after) = rest.strip_prefix("//") {
             rest = after.split_once('\n').map_or("", |(_, r)| r).trim_start();

@@ -70,6 +70,10 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
         });
     }
     let regions = regions(text);
+    if regions.is_empty() {
+        // No payload: the value path reports it (or reads a bare line, `extract.bare_text`).
+        return None;
+    }
     if options.format.is_none()
         && regions
             .iter()
@@ -126,7 +130,7 @@ fn read_region(
     if let Some(used) = strict {
         let rest = body.get(used..).unwrap_or("");
         let tail = rest.trim_start();
-        if tail.is_empty() || !crate::strict::continues(tail) {
+        if tail.is_empty() || !crate::strict::continues(body.get(..used).unwrap_or(""), rest) {
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());

@@ -20,8 +20,17 @@ fn empty_whitespace_and_prose_have_no_payload() {
     ] {
         let out = repair(text, &RepairOptions::default());
         assert!(out.value.is_none(), "{text:?}");
-        assert_eq!(codes(&out), vec!["extract.no_payload"], "{text:?}");
+        assert_eq!(codes(&out)[0], "extract.no_payload", "{text:?}");
     }
+    // One line of prose could be a string value: that reading is named, and refused.
+    let out = repair("Sorry, I cannot help with that.", &RepairOptions::default());
+    assert_eq!(codes(&out), vec!["extract.no_payload", "repair.unsafe"]);
+    assert!(out.diagnostics[1].message.contains("extract.bare_text"));
+    // Several lines of prose are never a value, unsafe repairs or not.
+    let prose = "Sorry, I cannot help with that.\nAsk me something else.";
+    let out = repair(prose, &RepairOptions::default().with_unsafe(true));
+    assert!(out.value.is_none());
+    assert_eq!(codes(&out), vec!["extract.no_payload"]);
     let out = repair("", &RepairOptions::default());
     assert_eq!(out.diagnostics[0].message, "the text is empty");
 }

@@ -83,6 +83,9 @@ pub(crate) struct Parser<'a, 's, S: Sink> {
     /// True when a streaming sink met a repair it cannot write (see [`Sink::STREAMING`]):
     /// the parse stops and its output is discarded.
     pub bailed: bool,
+    /// Where the members of the object being read start: a duplicate key's record covers
+    /// the earlier member it replaces.
+    pub members_start: usize,
 }
 
 impl<'a, 's, S: Sink> Parser<'a, 's, S> {
@@ -101,6 +104,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
             max_depth,
             sink,
             bailed: false,
+            members_start: pos,
         }
     }
 
@@ -123,6 +127,13 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
 
     pub fn byte_at(&self, at: usize) -> Option<u8> {
         self.b.get(at).copied()
+    }
+
+    /// True when only white space (at most a few bytes of it) follows `from`.
+    pub fn blank_from(&self, from: usize) -> bool {
+        self.b
+            .get(from..)
+            .is_some_and(|rest| rest.len() <= 64 && rest.iter().all(u8::is_ascii_whitespace))
     }
 
     pub fn at_end(&self) -> bool {

@@ -35,6 +35,12 @@ impl<S: Sink> Parser<'_, '_, S> {
 
     /// Reads members into `map` until the object closes; keys without values go to `set`.
     pub fn members(&mut self, map: &mut S::Obj, set: &mut Vec<String>) {
+        let outer = std::mem::replace(&mut self.members_start, self.pos);
+        self.each_member(map, set);
+        self.members_start = outer;
+    }
+
+    fn each_member(&mut self, map: &mut S::Obj, set: &mut Vec<String>) {
         while !self.stopped() {
             self.skip_blank();
             let at = self.pos;
@@ -195,7 +201,9 @@ impl<S: Sink> Parser<'_, '_, S> {
             None => self.sink.null(),
         };
         if self.sink.member(map, key, value) {
-            self.record(RepairRule::DuplicateKey, key_start, self.pos, "");
+            // The record covers the earlier member too: its value is the one dropped.
+            let start = self.members_start.min(key_start);
+            self.record(RepairRule::DuplicateKey, start, self.pos, "");
         }
         self.after_member();
     }

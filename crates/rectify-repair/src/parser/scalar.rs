@@ -72,6 +72,8 @@ impl<S: Sink> Parser<'_, '_, S> {
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
                 b'(' if nest == 0 && i > self.pos => break,
                 b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
+                // `1;` at the end of the text: a statement's semicolon, not part of the value.
+                b';' if ctx == Ctx::Top && self.blank_from(i + 1) => break,
                 b if numeric && b.is_ascii_whitespace() => break,
                 _ => {}
             }
@@ -152,6 +154,15 @@ impl<S: Sink> Parser<'_, '_, S> {
             return Some(n);
         }
         let (text, rule) = normalize_number(word)?;
+        if rule == RepairRule::LeadingZeros {
+            // `007`, a ZIP code or an identifier: kept as written, as a string.
+            let mut quoted = String::with_capacity(word.len() + 2);
+            write_escaped(&mut quoted, word);
+            self.record(rule, start, end, &quoted);
+            let mut s = self.sink.scratch();
+            s.push_str(word);
+            return Some(self.sink.string(s));
+        }
         let n = self.sink.number(&text)?;
         self.record(rule, start, end, &text);
         Some(n)

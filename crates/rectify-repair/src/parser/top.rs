@@ -77,7 +77,7 @@ pub(crate) fn parse_region_with<S: Sink>(
                 continue;
             }
             Some(b'{' | b'[') => {}
-            Some(_) if first || after_comma => {}
+            Some(_) if first || after_comma || scalar_line(&p, &out.values, at) => {}
             Some(_) => {
                 p.record(RepairRule::Prose, at, region.len(), "");
                 break;
@@ -111,6 +111,22 @@ pub(crate) fn parse_region_with<S: Sink>(
     out.bailed = p.bailed;
     p.sink.give_buffers(p.stack, p.path);
     out
+}
+
+/// True when a scalar starts a line at `at` after a line that held only a scalar: scalars
+/// one per line (newline-delimited output), not prose after a document.
+fn scalar_line<S: Sink>(
+    p: &Parser<'_, '_, S>,
+    values: &[(S::Val, usize, usize)],
+    at: usize,
+) -> bool {
+    let Some(&(_, start, end)) = values.last() else {
+        return false;
+    };
+    let starts_scalar = |b: u8| b.is_ascii_digit() || matches!(b, b'-' | b'"');
+    p.byte_at(start).is_some_and(starts_scalar)
+        && p.byte_at(at).is_some_and(starts_scalar)
+        && p.b.get(end..at).is_some_and(|gap| gap.contains(&b'\n'))
 }
 
 /// `{"a": 1}, "b": 2}`: members written after the object was closed go into that object.
