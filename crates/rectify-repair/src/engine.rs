@@ -163,7 +163,7 @@ fn read_region(
     found: &mut Found,
 ) -> Option<usize> {
     let body = text.get(region.start..region.end).unwrap_or("");
-    if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
+    if crate::extract::escaped_document(body) {
         read_escaped(body, region.start, options, found);
         return None;
     }

@@ -49,7 +49,9 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
     if !fenced.is_empty() {
         return fenced;
     }
-    if lone_scalars(text.get(solid..).unwrap_or("").trim_end()) {
+    let rest = text.get(solid..).unwrap_or("").trim_end();
+    if lone_scalars(rest) || (rest.starts_with("\\\"") && rest.ends_with("\\\"") && rest.len() > 4)
+    {
         return vec![Region {
             start: solid,
             end: text.len(),
@@ -69,6 +71,12 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         })
         .into_iter()
         .collect()
+}
+
+/// True when `body` is a document escaped as if it sat inside a string: `{\"key\": 1}`,
+/// `[\"a\"]`, or a lone string `\"hello\"`.
+pub(crate) fn escaped_document(body: &str) -> bool {
+    body.starts_with("{\\\"") || body.starts_with("[\\\"") || body.starts_with("\\\"")
 }
 
 /// True when a code fence opens at the first non-blank character at or after `at`.
@@ -117,8 +125,8 @@ fn lone_scalar(t: &str) -> bool {
         };
         // Closed at the very end, or cut off (no closing quote at all).
         match body.strip_suffix(close) {
-            Some(inner) => !inner.contains(close),
-            None => !body.trim().is_empty() && !body.contains(close),
+            Some(inner) => !closes_inside(inner, close),
+            None => !body.trim().is_empty() && !closes_inside(body, close),
         }
     });
     let literal = matches!(
@@ -143,6 +151,18 @@ fn lone_scalar(t: &str) -> bool {
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
         && t.bytes().any(|b| b.is_ascii_digit());
     quoted || literal || number || concatenation(t) || call(t)
+}
+
+/// True when `close` occurs in `body` other than escaped (`'foo\\'bar'`).
+fn closes_inside(body: &str, close: char) -> bool {
+    let mut escaped = false;
+    for c in body.chars() {
+        if c == close && !escaped {
+            return true;
+        }
+        escaped = c == '\\' && !escaped;
+    }
+    false
 }
 
 /// `"a" + "b"`: double-quoted one-line strings joined by `+`.

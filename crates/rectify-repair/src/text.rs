@@ -124,7 +124,7 @@ fn read_region(
     found: &mut Found,
 ) -> Option<()> {
     let body = text.get(region.start..region.end).unwrap_or("");
-    if body.starts_with("{\\\"") || body.starts_with("[\\\"") {
+    if crate::extract::escaped_document(body) {
         return None;
     }
     if let Some(used) = strict {

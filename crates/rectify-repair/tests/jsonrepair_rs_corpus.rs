@@ -10,7 +10,7 @@ use rectify_repair::{RepairOptions, repair};
 use serde_json::Value;
 
 /// Cases of the tuned part repaired to the expected value when this test was written.
-const FLOOR: usize = 276;
+const FLOOR: usize = 313;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {

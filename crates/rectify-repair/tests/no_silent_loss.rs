@@ -115,3 +115,23 @@ fn survey_losses() {
     }
     println!("{losing} of {cases} cases lose a token");
 }
+
+/// Found by the `no_silent_loss` fuzz target: a duplicate key's record names the earlier
+/// member, whose value is the one dropped — also when that member was read before the
+/// object's missing brace was known, or before the object was closed too early.
+#[test]
+fn a_duplicate_key_names_the_member_it_drops() {
+    for (text, dropped) in [
+        ("{\nTrue  \"k2x\"True \"s3q\"\n}", "k2x"),
+        ("[\n \\: -2.25\n\\]", "-2.25"),
+        ("{\"a\":1}, \"a\": 2}", "1"),
+    ] {
+        let out = repair(text, &RepairOptions::default().with_unsafe(true));
+        let dup = out
+            .repairs
+            .iter()
+            .find(|r| r.code == "json.duplicate_key")
+            .unwrap();
+        assert!(dup.before.contains(dropped), "{text:?}: {:?}", dup.before);
+    }
+}

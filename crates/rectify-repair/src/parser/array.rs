@@ -97,7 +97,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         let mut map = self.sink.begin_object();
         self.member_value(&mut map, key, at);
         let mut set = Vec::new();
-        self.members(&mut map, &mut set);
+        self.members_since(&mut map, &mut set, at);
         self.stack.pop();
         self.sink.add_nulls(&mut map, set);
         self.sink.end_object(map)

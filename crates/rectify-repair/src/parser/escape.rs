@@ -61,6 +61,13 @@ impl<S: Sink> Parser<'_, '_, S> {
     fn unicode_escape(&mut self, st: &mut Str) {
         let at = self.pos;
         let Some(code) = self.hex4(at + 2) else {
+            let rest = self.b.get(at + 2..).unwrap_or_default();
+            if rest.len() < 4 && rest.iter().all(u8::is_ascii_hexdigit) {
+                // `"\u26` cut off by the end of the text: the escape is dropped, recorded.
+                self.record(RepairRule::InvalidEscape, at, self.b.len(), "");
+                self.pos = self.b.len();
+                return;
+            }
             self.record(RepairRule::InvalidEscape, at, at + 2, "\\\\u");
             st.out.push('\\');
             self.pos += 1;

@@ -35,7 +35,13 @@ impl<S: Sink> Parser<'_, '_, S> {
 
     /// Reads members into `map` until the object closes; keys without values go to `set`.
     pub fn members(&mut self, map: &mut S::Obj, set: &mut Vec<String>) {
-        let outer = std::mem::replace(&mut self.members_start, self.pos);
+        self.members_since(map, set, self.pos);
+    }
+
+    /// [`Self::members`] of an object whose earlier members start at `start` (an object
+    /// reopened, or one whose first member was read before its brace was known missing).
+    pub fn members_since(&mut self, map: &mut S::Obj, set: &mut Vec<String>, start: usize) {
+        let outer = std::mem::replace(&mut self.members_start, start);
         self.each_member(map, set);
         self.members_start = outer;
     }

@@ -134,7 +134,7 @@ fn merge_members<S: Sink>(
     p: &mut Parser<'_, '_, S>,
     values: &mut [(S::Val, usize, usize)],
 ) -> bool {
-    let Some((value, _, end)) = values.last_mut() else {
+    let Some((value, start, end)) = values.last_mut() else {
         return false;
     };
     let Some((i, b)) = p.next_solid(p.pos) else {
@@ -154,7 +154,7 @@ fn merge_members<S: Sink>(
     p.record(RepairRule::MergedObject, *end - 1, *end, "");
     if p.open(b'{') {
         let mut set = Vec::new();
-        p.members(&mut map, &mut set);
+        p.members_since(&mut map, &mut set, *start);
         p.stack.pop();
         p.sink.add_nulls(&mut map, set);
     }
