@@ -38,8 +38,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `"family.name"` literals in `text`.
+/// `"family.name"` literals in `text` (a quote written as a character, `'"'`, is not the
+/// start of a string).
 fn codes_in(text: &str, out: &mut BTreeSet<String>) {
+    let text = text.replace("'\"'", "").replace("'\\\"'", "");
     for literal in text.split('"').skip(1).step_by(2) {
         let Some((family, name)) = literal.split_once('.') else {
             continue;
