@@ -115,7 +115,8 @@ const CASES: &[Case] = &[
     Case {
         name: "NUL byte",
         make: nul,
-        expect: [1, 0, 2],
+        // Two objects with a NUL between: keeping one drops the other, an unsafe choice.
+        expect: [1, 1, 2],
         says: "",
     },
     Case {
