@@ -19,3 +19,5 @@ fi
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-0}"
 echo "   proptest seed: $PROPTEST_RNG_SEED"
 cargo test --workspace --locked
+echo "== fuzz targets, smoke run"
+scripts/fuzz_smoke.sh 5
