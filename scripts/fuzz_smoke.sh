@@ -46,6 +46,18 @@ for path in glob.glob("examples/**/*.schema.json", recursive=True):
     write("check", path.replace("/", "_"), open(path, encoding="utf-8").read() + "\0rules:\n  - unique: /tasks/*/id\n")
 for path in glob.glob("examples/**/agents/*.md", recursive=True):
     write("verdict", path.replace("/", "_"), open(path, encoding="utf-8").read())
+for i, text in enumerate(texts[:300]):
+    write("human", f"c{i}", text)
+bodies = [
+    '{"choices":[{"message":{"content":"{\\"a\\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}',
+    '{"choices":[{"message":{"content":null,"refusal":"no"},"finish_reason":"stop"}]}',
+    '{"error":{"message":"bad key sk-test"}}',
+    '{"content":[{"type":"text","text":"hi"}],"stop_reason":"max_tokens","usage":{"input_tokens":1}}',
+    '<html>502 Bad Gateway</html>',
+    '',
+]
+for i, body in enumerate(bodies):
+    write("provider", f"b{i}", body)
 for i, text in enumerate(["Verdict: PASS\n", "Verdict: FAIL\n- missing tests\n", "Verdict: WARN\nminor", "no verdict here"]):
     write("verdict", f"v{i}", text)
 PY

@@ -69,6 +69,11 @@ pub mod openai;
 #[cfg(feature = "replay")]
 pub mod replay;
 
+/// Hooks for fuzzing; not a stable API.
+#[cfg(all(feature = "openai", feature = "anthropic", feature = "command"))]
+#[doc(hidden)]
+pub mod fuzzing;
+
 pub use capabilities::Capabilities;
 pub use error::{ErrorKind, ProviderError, is_retryable_status};
 pub use function::{FnProvider, from_fn};

@@ -1,6 +1,6 @@
 //! The Anthropic Messages API (`POST {base}/v1/messages`).
 
-mod wire;
+pub(crate) mod wire;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 

@@ -9,7 +9,7 @@
 
 mod capture;
 mod process;
-mod template;
+pub(crate) mod template;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 //! LM Studio, OpenRouter. The base URL includes the version prefix, as in the OpenAI SDKs:
 //! `https://api.openai.com/v1`, `http://localhost:11434/v1`.
 
-mod wire;
+pub(crate) mod wire;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
