@@ -83,5 +83,5 @@ pub use pricing::{ModelPrice, Pricing};
 pub use provider::{BoxFuture, CompletionFuture, Provider};
 pub use request::{Message, Request, Role};
 pub use response::{FinishReason, Response, Usage};
-pub use secret::{ApiKey, redact_secret};
+pub use secret::{ApiKey, SECRET_VARIABLES, redact_secret};
 pub use structured::StructuredOutput;

@@ -2,6 +2,11 @@
 
 use std::fmt;
 
+/// The environment variables that hold provider keys. Agents (command providers, command
+/// validators) are started without them unless a provider names them in
+/// [`ProviderSpec::pass_env`](crate::spec::ProviderSpec::pass_env); cassettes redact them.
+pub const SECRET_VARIABLES: &[&str] = &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
 /// A secret such as an API key. `Debug` prints `***`; there is no `Display` and no `Serialize`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);

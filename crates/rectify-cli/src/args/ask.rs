@@ -60,6 +60,10 @@ pub struct AskArgs {
     /// group is killed when it runs out).
     #[arg(long, value_name = "SECS", env = "RECTIFY_TIMEOUT", value_parser = parse_seconds)]
     pub timeout: Option<std::time::Duration>,
+    /// A provider key the agent command may see (repeatable): `OPENAI_API_KEY` and
+    /// `ANTHROPIC_API_KEY` are removed from an agent's environment unless named here.
+    #[arg(long, value_name = "NAME")]
+    pub pass_env: Vec<String>,
     /// How an OpenAI-compatible server is asked for JSON: `json_schema` (the schema itself),
     /// `json_object` (any JSON; for servers such as llama-cpp-python's) or `off`. A server
     /// that rejects the mode gets the next weaker one for the rest of the run, noted in the

@@ -43,7 +43,7 @@ pub enum Command {
     /// Prints the valid JSON on stdout. Exit status: 0 valid, 2 usage or configuration error,
     /// 3 no valid answer within the attempts or budget (escalate to a human) or a refusal,
     /// 4 provider error after transport retries.
-    Ask(AskArgs),
+    Ask(Box<AskArgs>),
     /// Run a workflow: its steps as a DAG, every output repaired and checked, failures sent
     /// to a repair agent or back to the producer, validators, human pauses.
     ///

@@ -142,6 +142,7 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
     choice.command.clone_from(&args.agent);
     choice.cassette.clone_from(&args.cassette);
     choice.structured_output = args.structured_output;
+    choice.pass_env.clone_from(&args.pass_env);
     let spec = choice.resolve()?;
     match spec.kind {
         ProviderKind::Command if args.agent.is_empty() => {

@@ -1,6 +1,7 @@
 //! Commands and secrets in workflows (issue 15): a workflow's values never reach a shell, and
 //! agents and command validators do not see the provider keys of the process running rectify;
-//! nothing rectify writes (output, store) holds a key.
+//! nothing rectify writes (output, store) holds a key; `rectify ask` agents get no key unless
+//! `--pass-env` names it.
 
 use std::process::Command;
 
@@ -107,4 +108,38 @@ fn schema_refs_outside_the_schema_directory_are_refused() {
     assert_eq!(crate::support::run(&shared).code, 2);
     let allowed = crate::support::run(&[&shared[..], &["--refs-anywhere"]].concat());
     assert_eq!(allowed.code, 0, "{}", allowed.stderr);
+}
+
+/// `rectify ask` with an agent: the agent does not see the provider keys of the process
+/// running rectify (issue 15, item 7), unless `--pass-env` names one.
+#[test]
+fn ask_agents_see_no_provider_key_unless_passed() {
+    let script = r#"cat >/dev/null; printf '{"openai":"%s","anthropic":"%s"}' "${OPENAI_API_KEY:-absent}" "${ANTHROPIC_API_KEY:-absent}""#;
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("keys.schema.json");
+    std::fs::write(&schema, r#"{"type": "object"}"#).unwrap();
+    let ask = |extra: &[&str]| {
+        let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+            .args(["ask", "give the keys", "--schema"])
+            .arg(&schema)
+            .args(extra)
+            .args(["--", "sh", "-c", script])
+            .env("OPENAI_API_KEY", "sk-test-SECRET-0123456789")
+            .env("ANTHROPIC_API_KEY", "sk-ant-SECRET-0123456789")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let none = ask(&[]);
+    assert_eq!(none["openai"], "absent");
+    assert_eq!(none["anthropic"], "absent");
+    let passed = ask(&["--pass-env", "ANTHROPIC_API_KEY"]);
+    assert_eq!(passed["openai"], "absent");
+    assert_eq!(passed["anthropic"], "sk-ant-SECRET-0123456789");
 }

@@ -30,9 +30,6 @@ pub trait ProviderFactory: Send + Sync {
     ) -> Result<Arc<dyn Provider>, ProviderError>;
 }
 
-/// Variables never passed to command agents unless the provider itself sets them.
-const SECRET_VARIABLES: &[&str] = &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
-
 /// Builds providers from their specs: command agents in the working directory with the
 /// call's variables and time limit (provider keys removed from their environment), HTTP
 /// backends from the environment, and the embedded model (one instance, shared).
@@ -102,11 +99,11 @@ fn command(spec: &ProviderSpec, context: &CallContext) -> Result<Arc<dyn Provide
     config.model.clone_from(&spec.model);
     config.cwd = Some(context.cwd.clone());
     config.env.clone_from(&context.env);
-    config.env_remove = SECRET_VARIABLES
-        .iter()
-        .map(|v| (*v).to_owned())
-        .filter(|v| !context.env.iter().any(|(k, _)| k == v))
-        .collect();
+    // Provider keys are removed (the default) unless the provider names them or the step
+    // sets them itself.
+    config
+        .env_remove
+        .retain(|v| !spec.pass_env.contains(v) && !context.env.iter().any(|(k, _)| k == v));
     config.timeout = context.timeout;
     config.prompt_input = PromptInput::Auto;
     Ok(Arc::new(CommandProvider::new(config)?))

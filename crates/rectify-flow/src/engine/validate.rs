@@ -190,11 +190,12 @@ impl Runner {
         };
         let context = self.call_context(self.step_spec(unit), Vec::new());
         let mut cmd = tokio::process::Command::new(program);
+        for key in rectify_provider::SECRET_VARIABLES {
+            cmd.env_remove(key);
+        }
         cmd.args(args)
             .current_dir(&self.workdir)
             .envs(context.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_API_KEY")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -57,7 +57,8 @@ pub struct CommandConfig {
     pub cwd: Option<PathBuf>,
     /// Variables set for the program.
     pub env: Vec<(String, String)>,
-    /// Variables removed from the program's environment.
+    /// Variables removed from the program's environment (by default the provider keys,
+    /// [`SECRET_VARIABLES`](crate::SECRET_VARIABLES)).
     pub env_remove: Vec<String>,
     /// Start from an empty environment (then `env` only).
     pub env_clear: bool,
@@ -89,7 +90,10 @@ impl Default for CommandConfig {
             model: None,
             cwd: None,
             env: Vec::new(),
-            env_remove: Vec::new(),
+            env_remove: crate::SECRET_VARIABLES
+                .iter()
+                .map(|v| (*v).to_owned())
+                .collect(),
             env_clear: false,
             timeout: Duration::from_secs(600),
             kill_grace: Duration::from_secs(2),

@@ -47,6 +47,7 @@ impl ProviderSpec {
         };
         let mut config = crate::command::CommandConfig::new(program.clone(), args.iter().cloned());
         config.model.clone_from(&self.model);
+        config.env_remove.retain(|v| !self.pass_env.contains(v));
         if let Some(timeout) = self.timeout {
             config.timeout = timeout;
         }

@@ -44,6 +44,8 @@ pub struct ProviderChoice {
     pub cassette: Option<PathBuf>,
     /// How an OpenAI-compatible server is asked for JSON.
     pub structured_output: Option<StructuredOutput>,
+    /// Provider keys an agent command may see ([`ProviderSpec::pass_env`]).
+    pub pass_env: Vec<String>,
 }
 
 /// The environment variables provider choice reads: the process's, or a fixed set (tests).
@@ -145,6 +147,7 @@ impl ProviderChoice {
         spec.command = self.command;
         spec.cassette = self.cassette;
         spec.structured_output = self.structured_output;
+        spec.pass_env = self.pass_env;
         Ok(spec)
     }
 

@@ -126,6 +126,11 @@ pub struct ProviderSpec {
     /// `RECTIFY_STRUCTURED_OUTPUT`); a server that rejects it gets a weaker mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<StructuredOutput>,
+    /// For `command`: provider keys the agent may see. Every variable of
+    /// [`SECRET_VARIABLES`](crate::SECRET_VARIABLES) (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`) is
+    /// removed from an agent's environment unless it is named here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_env: Vec<String>,
 }
 
 /// `Option<Duration>` as whole or fractional seconds.
@@ -168,6 +173,7 @@ impl ProviderSpec {
             record: None,
             timeout: None,
             structured_output: None,
+            pass_env: Vec::new(),
         }
     }
 
@@ -178,7 +184,7 @@ impl ProviderSpec {
             #[cfg(feature = "replay")]
             Some(path) => {
                 let mut recorder = crate::replay::RecordingProvider::new(provider, path.clone());
-                for key in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]
+                for key in crate::SECRET_VARIABLES
                     .iter()
                     .filter_map(|v| crate::ApiKey::from_env(v))
                 {
