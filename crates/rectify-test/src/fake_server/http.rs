@@ -107,6 +107,15 @@ pub(crate) async fn write_reply(
             Ok(())
         }
         Some(Fault::CloseWithoutResponse) => Ok(()),
+        Some(Fault::Trickle) => {
+            write_head(stream, reply, Some(body.len())).await?;
+            for byte in &body {
+                stream.write_all(std::slice::from_ref(byte)).await?;
+                stream.flush().await?;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            stream.shutdown().await
+        }
         Some(Fault::CutChunkedStream) => write_cut_chunked(stream, reply, &body).await,
         Some(Fault::ResetMidBody) => {
             write_head(stream, reply, Some(body.len())).await?;

@@ -19,6 +19,9 @@ pub enum Fault {
     CloseWithoutResponse,
     /// Never answer (until the client gives up or the server is dropped).
     Hang,
+    /// Send the headers at once, then the body one byte every 100 ms (a slow body that
+    /// keeps the connection alive past any timeout).
+    Trickle,
 }
 
 /// A scripted reply: status, headers, body, an optional delay before it and an optional fault.
