@@ -36,13 +36,16 @@ pub fn read_file_bytes(path: &Path, limits: &Limits) -> Result<Vec<u8>, ReadErro
         path: path.to_path_buf(),
         source,
     };
-    if std::fs::metadata(path).map_err(io)?.is_dir() {
+    let metadata = std::fs::metadata(path).map_err(io)?;
+    if metadata.is_dir() {
         return Err(ReadError::Directory {
             path: path.to_path_buf(),
         });
     }
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
+    // Sized up front: growing by doubling would reach twice the limit for a file past it.
+    let expected = metadata.len().min(limits.max_bytes as u64);
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
     file.take(limits.max_bytes as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(io)?;

@@ -22,10 +22,15 @@ pub(super) fn load(
     for (name, relative) in &spec.agents {
         let pointer = format!("/agents/{}", escape(name));
         let path = dir.join(relative);
+        let limit = Limits::default().max_bytes;
         let text = match rectify_parse::read_file_bytes(&path, &Limits::default())
             .map_err(|e| e.to_string())
-            .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8".to_owned()))
-        {
+            .and_then(|b| {
+                if b.len() > limit {
+                    return Err(format!("it is larger than the {limit}-byte limit"));
+                }
+                String::from_utf8(b).map_err(|_| "it is not UTF-8".to_owned())
+            }) {
             Ok(text) => text,
             Err(e) => {
                 problems.push(

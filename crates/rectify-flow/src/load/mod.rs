@@ -75,6 +75,15 @@ pub fn load(path: &Path) -> Result<Workflow, LoadError> {
                 format!("cannot read the workflow file: {e}"),
             )],
         })?;
+    let limit = Limits::default().max_bytes;
+    if bytes.len() > limit {
+        return Err(LoadError {
+            problems: vec![Problem::new(
+                path,
+                format!("the workflow file is larger than the {limit}-byte limit"),
+            )],
+        });
+    }
     let text = String::from_utf8(bytes).map_err(|e| LoadError {
         problems: vec![Problem::new(
             path,
