@@ -93,11 +93,12 @@ rules! {
     StringFromScalar => "coerce.scalar_to_string", Safe, "Turns a number into the string the schema wants.";
     WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";
     UnwrapArray => "coerce.unwrap_array", Safe, "Takes the only element of an array where the schema wants a scalar.";
+    UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties.";
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";
     TextAsString => "coerce.text_as_string", Safe, "Takes the whole text, trimmed, as the string the schema wants.";
-    TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number in the text (currency sign, thousands separators, unit dropped) as the number the schema wants.";
+    TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number in the text or in a string value (currency sign, thousands separators, unit dropped) as the number the schema wants.";
     TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";

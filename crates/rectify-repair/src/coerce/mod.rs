@@ -99,6 +99,7 @@ impl<'a> Coercer<'a> {
         {
             return hit;
         }
+        let v = self.unwrap_object(v, schema, pointer);
         let v = if has_type(&v, &types) {
             v
         } else {

@@ -12,10 +12,14 @@ impl Coercer<'_> {
     pub(super) fn scalar(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
         let wants = |t: &str| types.contains(&t);
         let (out, rule) = match v {
-            Value::String(s) if wants("integer") || wants("number") => (
-                number_from(s.trim(), wants("integer") && !wants("number"))?,
-                RepairRule::NumberFromString,
-            ),
+            Value::String(s) if wants("integer") || wants("number") => {
+                let integer = wants("integer") && !wants("number");
+                match number_from(s.trim(), integer) {
+                    Some(n) => (n, RepairRule::NumberFromString),
+                    // `"587 EUR"`, `"$1,250.00"`: the only number in the text, unsafely.
+                    None => (super::text::number(s, integer)?, RepairRule::TextAsNumber),
+                }
+            }
             Value::String(s) if wants("boolean") => boolean_from(s)?,
             Value::Number(n) if wants("boolean") => match n.as_f64() {
                 Some(f) if (f - 1.0).abs() < f64::EPSILON => {

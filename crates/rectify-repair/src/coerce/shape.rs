@@ -50,6 +50,28 @@ impl Coercer<'_> {
         Some(only.clone())
     }
 
+    /// `{"result": {...}}` → `{...}` where the schema wants properties the wrapper does not
+    /// have and the inner object does: a model that wrapped its answer in one more object.
+    pub(super) fn unwrap_object(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return v;
+        };
+        let inner = match &v {
+            Value::Object(map) if map.len() == 1 => match map.iter().next() {
+                Some((key, Value::Object(inner)))
+                    if !properties.contains_key(key)
+                        && inner.keys().any(|k| properties.contains_key(k)) =>
+                {
+                    Value::Object(inner.clone())
+                }
+                _ => return v,
+            },
+            _ => return v,
+        };
+        self.record(RepairRule::UnwrapObject, pointer, &v, &inner);
+        inner
+    }
+
     /// The value for a member whose value was missing in the text: the schema's `default`,
     /// else the empty value of its first type.
     pub(super) fn fill_missing(

@@ -66,7 +66,7 @@ fn typed(t: &str, types: &[&str]) -> Option<(Value, RepairRule)> {
 }
 
 /// The only number written in `t` (currency sign and thousands separators dropped).
-fn number(t: &str, integer: bool) -> Option<Value> {
+pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
     let re = NUMBER.as_ref()?;
     let mut found = re.find_iter(t);
     let hit = found.next()?;
