@@ -313,3 +313,18 @@ fn schema_guided_repair_gives_back_the_value() {
     }
     assert_eq!(right, total, "some answers did not come back");
 }
+
+/// A one-member wrapper the schema allows is a valid answer and stays as it is.
+#[test]
+fn a_wrapper_the_schema_allows_is_kept() {
+    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let text = r#"{"meta": {"name": "x"}}"#;
+    let out = repair(
+        text,
+        &RepairOptions::default()
+            .with_unsafe(true)
+            .with_schema(schema),
+    );
+    assert_eq!(out.value, Some(json!({"meta": {"name": "x"}})));
+    assert!(out.repairs.is_empty(), "{:?}", out.repairs);
+}

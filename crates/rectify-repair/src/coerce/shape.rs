@@ -56,10 +56,17 @@ impl Coercer<'_> {
         let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return v;
         };
+        // A wrapper the schema allows (no required property missing, extra keys allowed)
+        // already fits: it is left alone.
+        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+        let required = schema.get("required").and_then(Value::as_array);
         let inner = match &v {
             Value::Object(map) if map.len() == 1 => match map.iter().next() {
                 Some((key, Value::Object(inner)))
                     if !properties.contains_key(key)
+                        && (closed
+                            || required
+                                .is_some_and(|r| r.iter().any(|p| p.as_str() != Some(key))))
                         && inner.keys().any(|k| properties.contains_key(k)) =>
                 {
                     Value::Object(inner.clone())
