@@ -61,7 +61,7 @@ for i, body in enumerate(bodies):
 for i, text in enumerate(["Verdict: PASS\n", "Verdict: FAIL\n- missing tests\n", "Verdict: WARN\nminor", "no verdict here"]):
     write("verdict", f"v{i}", text)
 PY
-export RECTIFY_FUZZ_SMOKE=1
+export RECTIFY_FUZZ_SKIP_TIMING=1
 artifacts="$target_dir/fuzz-smoke"
 mkdir -p "$artifacts"
 for target in $(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^rectify-fuzz$'); do
