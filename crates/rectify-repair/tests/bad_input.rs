@@ -45,6 +45,11 @@ fn a_hundred_thousand_open_brackets_stop_at_the_depth_limit() {
         let span = out.diagnostics[0].location.span.unwrap();
         assert!(span.start > 0);
     }
+    // Just past the limit: the depth error alone, no repair invented while unwinding.
+    let text = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    let out = repair(&text, &RepairOptions::default().with_unsafe(true));
+    assert_eq!(codes(&out), vec!["parse.depth"]);
+    assert!(out.repairs.is_empty(), "{:?}", out.repairs.first());
 }
 
 #[test]

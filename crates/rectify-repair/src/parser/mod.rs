@@ -161,6 +161,11 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
 
     /// Records a repair of the source bytes `start..end`.
     pub fn record(&mut self, rule: RepairRule, start: usize, end: usize, after: &str) {
+        // After a fatal error the parse is over: what the enclosing containers see as they
+        // unwind (the text that stopped it, as a missing comma) repairs nothing.
+        if self.fatal.is_some() {
+            return;
+        }
         if end >= self.b.len()
             && matches!(
                 rule,
