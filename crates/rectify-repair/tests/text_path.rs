@@ -228,7 +228,13 @@ fn bytes_give_the_same_result() {
     // Found by the text_path fuzz target.
     let fuzz_2 = include_bytes!("fixtures/text_path_fuzz_2.bin");
     let fuzz_3 = include_bytes!("fixtures/text_path_fuzz_3.bin");
+    // Found by the text_path fuzz target: a hang (a vertical tab where an object's member
+    // should be: the member loop read nothing and did not move on).
+    let fuzz_4 = include_bytes!("fixtures/text_path_fuzz_4.bin");
     for bytes in [
+        &fuzz_4[..],
+        b"(!:\x0b\r'",
+        b"{\"a\":\x0b\r'",
         &fuzz_2[..],
         &fuzz_3[..],
         &fuzz_1[..],

@@ -77,6 +77,17 @@ impl<S: Sink> Parser<'_, '_, S> {
                 Some(b'[' | b'{') => self.value_in_key_position(map, at),
                 _ => self.member(map, set),
             }
+            if self.pos == at && !self.stopped() {
+                // Nothing read (a character no rule takes, such as a vertical tab where a key
+                // should be): it is stray text, so the loop always moves on.
+                let len = self
+                    .src
+                    .get(at..)
+                    .and_then(|s| s.chars().next())
+                    .map_or(1, char::len_utf8);
+                self.pos = at + len;
+                self.record(RepairRule::StrayText, at, self.pos, "");
+            }
         }
     }
 
