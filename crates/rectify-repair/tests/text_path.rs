@@ -231,8 +231,11 @@ fn bytes_give_the_same_result() {
     // Found by the text_path fuzz target: a hang (a vertical tab where an object's member
     // should be: the member loop read nothing and did not move on).
     let fuzz_4 = include_bytes!("fixtures/text_path_fuzz_4.bin");
+    // The same hang, found by the repair target.
+    let fuzz_5 = include_bytes!("fixtures/text_path_fuzz_5.bin");
     for bytes in [
         &fuzz_4[..],
+        &fuzz_5[..],
         b"(!:\x0b\r'",
         b"{\"a\":\x0b\r'",
         &fuzz_2[..],
