@@ -69,7 +69,7 @@ for target in $(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^re
     mkdir -p "$dir"
     log="$seeds/$target.log"
     echo "== fuzz smoke: $target ($(find "$dir" -type f | wc -l) seeds, $seconds s)"
-    if ! "$target_dir/debug/$target" "$dir" -max_total_time="$seconds" -timeout=30 \
+    if ! "$target_dir/debug/$target" "$dir" -seed=1 -max_total_time="$seconds" -timeout=30 \
         -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
         -artifact_prefix="$artifacts/$target-" >"$log" 2>&1; then
         tail -n 60 "$log"

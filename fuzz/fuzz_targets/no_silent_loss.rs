@@ -16,7 +16,9 @@ fuzz_target!(|data: &[u8]| {
     let mut bytes = data.iter().copied();
     let flags = bytes.next().unwrap_or(0);
     let shape = Shape::from_bytes(&mut bytes, 4);
-    let edits: Vec<Edit> = (0..1 + flags % 3).map(|_| Edit::from_bytes(&mut bytes)).collect();
+    let edits: Vec<Edit> = (0..1 + flags % 3)
+        .map(|_| Edit::from_bytes(&mut bytes))
+        .collect();
     let mut tokens = Vec::new();
     let value = build(&shape, &mut 0, &mut tokens);
     let valid = if flags & 8 != 0 {

@@ -17,9 +17,13 @@ use libfuzzer_sys::fuzz_target;
 fn dir() -> &'static std::path::Path {
     static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("rectify-fuzz-workflow-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("rectify-fuzz-workflow-{}", std::process::id()));
         let _ = std::fs::create_dir_all(dir.join("agents"));
-        let _ = std::fs::write(dir.join("agents/writer.md"), "---\nname: writer\n---\nWrite.\n");
+        let _ = std::fs::write(
+            dir.join("agents/writer.md"),
+            "---\nname: writer\n---\nWrite.\n",
+        );
         dir
     })
 }
@@ -33,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
     match rectify_flow::load_str(&path, text.to_owned()) {
         Ok(wf) => {
             let placed: usize = wf.levels().iter().map(Vec::len).sum();
-            assert_eq!(placed, wf.spec.steps.len(), "every step is in exactly one level");
+            assert_eq!(
+                placed,
+                wf.spec.steps.len(),
+                "every step is in exactly one level"
+            );
         }
         Err(e) => {
             assert!(!e.problems.is_empty());
