@@ -3,7 +3,8 @@
 //! with placeholders.
 //!
 //! Requests are under `crates/rectify-bench/data/grounding/`: `tune.json` (the part prompt and
-//! decoding choices were measured on) and `test.json` (held out: never tuned on), each request
+//! decoding choices were measured on), `test.json` (held out: never tuned on) and `fresh.json`
+//! (a second held-out part, written after both tuning rounds; `--parts fresh`), each request
 //! with a JSON Schema and expected values written by hand. Every request runs through the loop
 //! as `rectify ask` runs it with the embedded model (at most 3 attempts, fresh feedback) at
 //! each temperature; an answer is scored field by field (see `score.rs`).
