@@ -19,6 +19,9 @@ if [ -z "${PROPTEST_RNG_SEED:-}" ] && tree=$(git rev-parse --short=12 HEAD:crate
 fi
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-0}"
 echo "   proptest seed: $PROPTEST_RNG_SEED"
+# The Restate server the issue-17 tests run against (npm package, cached after the first run).
+RECTIFY_RESTATE_SERVER=$(scripts/restate.sh)
+export RECTIFY_RESTATE_SERVER
 cargo test --workspace --locked
 echo "== fuzz targets, smoke run"
 scripts/fuzz_smoke.sh 5

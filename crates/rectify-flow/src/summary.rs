@@ -2,12 +2,12 @@
 //! (DESIGN.md §11.3).
 
 use rectify_core::Diagnostic;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::store::{RunStatus, Store, StoreError, WaitRecord};
 
-/// A run as the CLI reports it.
-#[derive(Clone, Debug, Serialize)]
+/// A run as the CLI reports it (and as a Restate endpoint returns it to `rectify run --on`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSummary {
     /// The run id.
     pub run_id: String,
@@ -18,20 +18,20 @@ pub struct RunSummary {
     /// What the run waits for (the first open wait), when it waits.
     pub waiting: Option<Waiting>,
     /// Every open wait (several when parallel branches escalated).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waits: Vec<Waiting>,
     /// `provider` when the run failed because a provider could not be reached.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
     /// The steps (and `foreach` items) in the order they started.
     pub steps: Vec<StepSummary>,
     /// Things the person should know (a workflow file changed since the run started, ...).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
 /// What a paused run waits for.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Waiting {
     /// The step.
     pub step: String,
@@ -44,12 +44,12 @@ pub struct Waiting {
     /// The files concerned.
     pub files: Vec<String>,
     /// The best candidate answer, when the step answers.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best: Option<String>,
 }
 
 /// One step's line.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StepSummary {
     /// The step id (`step[key]` for an item).
     pub id: String,
@@ -70,7 +70,7 @@ pub struct StepSummary {
     /// Warnings (validator WARN findings, confinement).
     pub warnings: Vec<String>,
     /// Errors of its last check, when it did not finish.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
     /// Tokens over all its calls.
     pub tokens: Tokens,
@@ -79,7 +79,7 @@ pub struct StepSummary {
 }
 
 /// Token counts.
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
 pub struct Tokens {
     /// Input tokens.
     pub input: u64,

@@ -14,7 +14,7 @@ pub use ask::AskArgs;
 pub use check::CheckArgs;
 pub use repair::{RepairArgs, RepairOutput};
 pub use report::{ReportArgs, ReportFormat, RunsArgs, RunsCommand};
-pub use run::{ResumeArgs, RunArgs, StatusArgs};
+pub use run::{ResumeArgs, RunArgs, ServeArgs, StatusArgs};
 
 /// Validate, repair and retry the structured output of language models and agents.
 #[derive(Debug, Parser)]
@@ -68,6 +68,12 @@ pub enum Command {
     Report(ReportArgs),
     /// Manage the stored runs (`rectify runs prune --older-than 30d`).
     Runs(RunsArgs),
+    /// Serve workflow runs to a Restate server (`--restate`): an endpoint that runs the runs
+    /// `rectify run --on restate://…` starts, every model and agent call journaled, so a run
+    /// survives the endpoint's death without repeating a finished call.
+    ///
+    /// Runs until Ctrl-C or SIGTERM. Exit status: 0, or 2 when it cannot listen.
+    Serve(ServeArgs),
 }
 
 /// How results are printed.

@@ -28,9 +28,27 @@ pub struct RunArgs {
     /// Check the workflow and print the order of its steps without running anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run it on a Restate server instead of in this process: the ingress address,
+    /// `restate://HOST:PORT`. Endpoints started with `rectify serve --restate` run it, with
+    /// every model and agent call journaled; the workflow and working directory must be where
+    /// they can read them.
+    #[arg(long, value_name = "restate://HOST:PORT", conflicts_with = "dry_run")]
+    pub on: Option<String>,
     /// `human`: progress and a summary on stderr; `json`: the run's summary on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub output: Output,
+}
+
+/// Arguments of `rectify serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve the workflow service to a Restate server (the only kind of endpoint so far).
+    #[arg(long, required = true)]
+    pub restate: bool,
+    /// The address to listen on; register it with Restate's admin API
+    /// (`POST /deployments {"uri": "http://ADDR"}`).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9080")]
+    pub bind: std::net::SocketAddr,
 }
 
 /// Arguments of `rectify resume`.

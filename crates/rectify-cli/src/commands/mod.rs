@@ -6,6 +6,7 @@ mod repair;
 mod report;
 mod run;
 mod runs;
+mod serve;
 mod status;
 
 use anyhow::Result;
@@ -24,5 +25,6 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Status(args) => status::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Runs(args) => runs::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }

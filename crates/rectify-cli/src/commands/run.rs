@@ -23,6 +23,9 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
     if args.dry_run {
         return dry_run(&workflow, args);
     }
+    if let Some(address) = &args.on {
+        return on_restate(args, address, &workflow.spec.name);
+    }
     let store = Arc::new(Store::open(&args.workdir).context("cannot open the run store")?);
     let mut options = RunOptions::new(&args.workdir);
     let run_id = args
@@ -55,6 +58,38 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
         Err(RunError::Store(e)) => return Err(e.into()),
     };
     finish(&summary, args.output, &args.workdir)
+}
+
+/// Runs the workflow on a Restate server (`--on`): starts the run through its ingress and
+/// waits for its end, then prints and exits as for a local run.
+fn on_restate(args: &RunArgs, address: &str, name: &str) -> Result<ExitStatus> {
+    let client = rectify_restate::Client::new(address)?;
+    let run_id = args
+        .run_id
+        .clone()
+        .unwrap_or_else(|| rectify_flow::engine::new_run_id(name));
+    let request = rectify_restate::RunRequest {
+        workflow: std::path::absolute(&args.workflow)
+            .context("cannot resolve the workflow's path")?,
+        workdir: std::path::absolute(&args.workdir)
+            .context("cannot resolve the working directory")?,
+        inputs: args.inputs.clone(),
+    };
+    match until_interrupted(client.run(&run_id, &request))? {
+        Err(code) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "interrupted: stopped waiting; the run `{run_id}` goes on on Restate"
+            );
+            Ok(ExitStatus::Interrupted(code))
+        }
+        Ok(Err(e)) => Err(e.into()),
+        Ok(Ok(value)) => {
+            let summary: RunSummary = serde_json::from_value(value)
+                .context("the Restate endpoint's answer is not a run summary")?;
+            finish(&summary, args.output, &args.workdir)
+        }
+    }
 }
 
 /// Runs `rectify resume`.

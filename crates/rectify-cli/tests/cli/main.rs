@@ -9,6 +9,7 @@ mod check;
 mod output_schemas;
 mod repair;
 mod report;
+mod restate;
 mod rules;
 mod security;
 mod snapshot;

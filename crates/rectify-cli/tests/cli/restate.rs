@@ -1,0 +1,318 @@
+//! Workflows on a real Restate server (issue 17): `rectify serve --restate` endpoints and
+//! `rectify run --on restate://…`. The server is the npm package's binary, installed by
+//! `scripts/restate.sh`; `scripts/test.sh` passes its path in `RECTIFY_RESTATE_SERVER` (without
+//! it, these tests say so and pass: nothing to run them against).
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The server binary, or `None` (the test then only says why it did not run).
+fn server_binary() -> Option<PathBuf> {
+    let path = std::env::var_os("RECTIFY_RESTATE_SERVER").map(PathBuf::from);
+    if path.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "RECTIFY_RESTATE_SERVER is not set in CI: scripts/test.sh sets it"
+        );
+        eprintln!(
+            "RECTIFY_RESTATE_SERVER is not set (scripts/restate.sh installs the server): not run"
+        );
+    }
+    path
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A Restate server on free ports with its data in a temporary directory.
+struct Server {
+    _process: Killed,
+    _data: tempfile::TempDir,
+    ingress: u16,
+    admin: u16,
+}
+
+impl Server {
+    fn start(binary: &Path) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        let (ingress, admin, fabric) = (free_port(), free_port(), free_port());
+        let log = std::fs::File::create(data.path().join("server.log")).unwrap();
+        let child = Command::new(binary)
+            .args(["--no-logo", "--listen-mode", "tcp", "--base-dir"])
+            .arg(data.path())
+            .env(
+                "RESTATE_INGRESS__BIND_ADDRESS",
+                format!("127.0.0.1:{ingress}"),
+            )
+            .env("RESTATE_ADMIN__BIND_ADDRESS", format!("127.0.0.1:{admin}"))
+            .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{fabric}"))
+            .env(
+                "RESTATE_ADVERTISED_ADDRESS",
+                format!("http://127.0.0.1:{fabric}/"),
+            )
+            .env("RESTATE_NODE_NAME", "rectify-test")
+            .env("RESTATE_DISABLE_TELEMETRY", "true")
+            .env("RESTATE_LOG_DISABLE_ANSI_CODES", "true")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let server = Server {
+            _process: Killed(child),
+            _data: data,
+            ingress,
+            admin,
+        };
+        wait_until(
+            "the Restate server answers",
+            Duration::from_secs(60),
+            || http("GET", server.admin, "/health", "").is_some_and(|(status, _)| status == 200),
+        );
+        server
+    }
+
+    /// Registers an endpoint (Restate discovers its services).
+    fn register(&self, endpoint: u16) {
+        let body = format!(r#"{{"uri": "http://127.0.0.1:{endpoint}", "force": true}}"#);
+        let (status, text) = http("POST", self.admin, "/deployments", &body).unwrap();
+        assert!(
+            (200..300).contains(&status),
+            "registration: {status} {text}"
+        );
+    }
+}
+
+/// `rectify serve --restate` on `port`, started and listening.
+fn endpoint(port: u16, dir: &Path) -> Killed {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(["serve", "--restate", "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    // Keep reading (and dropping) what it prints, so it never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stderr.read_to_end(&mut sink);
+    });
+    Killed(child)
+}
+
+/// One HTTP/1.1 request; `None` when nothing answers.
+fn http(method: &str, port: u16, path: &str, body: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .ok()?;
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.split(' ').nth(1)?.parse().ok()?;
+    let text = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Some((status, text.to_owned()))
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The agent: logs `start STEP` and `end STEP` around every call; the first call of `a2`
+/// takes 30 s (the endpoint is killed during it).
+const AGENT: &str = r#"set -eu
+prompt=$(cat)
+echo "start $RECTIFY_STEP" >> calls.log
+if [ "$RECTIFY_STEP" = a2 ] && [ ! -e slow.done ]; then
+  touch slow.done
+  sleep 30
+fi
+name=$(printf '%s\n' "$prompt" | grep -o 'TASK=[a-z0-9]*' | head -n1)
+echo "end $RECTIFY_STEP" >> calls.log
+printf 'Here it is:\n```json\n{"id": "%s", "n": 1,}\n```\n' "${name#TASK=}"
+"#;
+
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let mut workflow = String::from(
+        "name: journaled\nproviders:\n  sh: {kind: command, command: [sh, agent.sh]}\ndefaults: {provider: sh}\nagents:\n  worker: worker.md\nsteps:\n",
+    );
+    for i in 1..=4 {
+        let needs = if i > 1 {
+            format!("    needs: [a{}]\n", i - 1)
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            workflow,
+            "  - id: a{i}\n{needs}    agent: worker\n    prompt: \"TASK=a{i}\"\n    answer: {{format: json, schema: item.schema.json, save: answers/a{i}.json}}\n"
+        );
+    }
+    std::fs::write(p.join("workflow.yaml"), workflow).unwrap();
+    std::fs::write(p.join("agent.sh"), AGENT).unwrap();
+    std::fs::write(
+        p.join("item.schema.json"),
+        r#"{"type": "object", "required": ["id", "n"], "properties": {"id": {"type": "string"}, "n": {"type": "integer"}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("worker.md"),
+        "---\nname: worker\ndescription: does the task\n---\nYou are the worker.\n",
+    )
+    .unwrap();
+    std::fs::create_dir(p.join("answers")).unwrap();
+    dir
+}
+
+fn calls(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("calls.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn count(log: &[String], line: &str) -> usize {
+    log.iter().filter(|l| *l == line).count()
+}
+
+#[test]
+fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_call() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let work = workdir();
+    let port = free_port();
+    let first = endpoint(port, work.path());
+    server.register(port);
+    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args([
+            "run",
+            "workflow.yaml",
+            "--run-id",
+            "journaled-1",
+            "--output",
+            "json",
+            "--on",
+        ])
+        .arg(format!("restate://127.0.0.1:{}", server.ingress))
+        .current_dir(work.path())
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("a2's first call", Duration::from_secs(60), || {
+        calls(work.path()).contains(&"start a2".to_owned())
+    });
+    // kill -9 the endpoint in the middle of a2's call, then start another on the same port.
+    drop(first);
+    let _second = endpoint(port, work.path());
+    let output = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let steps = summary["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
+    assert!(steps.iter().all(|s| s["status"] == "done"), "{summary:#}");
+    for i in 1..=4 {
+        let answer: Value = serde_json::from_str(
+            &std::fs::read_to_string(work.path().join(format!("answers/a{i}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(answer["id"], format!("a{i}"));
+    }
+    let log = calls(work.path());
+    // a1 finished before the kill: its call is in the journal and was not made again.
+    assert_eq!(count(&log, "start a1"), 1, "{log:?}");
+    // a2 was cut: its call was not journaled, so it was made again (once).
+    assert_eq!(count(&log, "start a2"), 2, "{log:?}");
+    assert_eq!(count(&log, "start a3"), 1, "{log:?}");
+    assert_eq!(count(&log, "start a4"), 1, "{log:?}");
+}
+
+#[test]
+fn a_configuration_mistake_exits_2_before_restate_is_called() {
+    let work = workdir();
+    std::fs::write(
+        work.path().join("workflow.yaml"),
+        "name: broken\nsteps:\n  - id: x\n    needs: [nowhere]\n",
+    )
+    .unwrap();
+    // Nothing listens on this port: the workflow is refused before any connection.
+    let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(["run", "workflow.yaml", "--on"])
+        .arg(format!("restate://127.0.0.1:{}", free_port()))
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_unreachable_restate_is_a_clear_error() {
+    let work = workdir();
+    let port = free_port();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(["run", "workflow.yaml", "--on"])
+        .arg(format!("restate://127.0.0.1:{port}"))
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot reach Restate"), "{stderr}");
+    let bad = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(["run", "workflow.yaml", "--on", "127.0.0.1:8080"])
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("restate://HOST:PORT"));
+}

@@ -1,0 +1,131 @@
+//! Provider calls through Restate's journal: the engine's providers hand each request to the
+//! handler, which makes the call inside `ctx.run` (or takes its journaled answer on replay).
+
+use std::sync::Arc;
+
+use rectify_flow::ProviderFactory;
+use rectify_flow::engine::CallContext;
+use rectify_provider::spec::ProviderSpec;
+use rectify_provider::{
+    Capabilities, CompletionFuture, ErrorKind, Provider, ProviderError, Request, Response,
+};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+
+/// One call waiting for the handler.
+pub(crate) struct Call {
+    /// The provider that makes the call.
+    pub(crate) provider: Arc<dyn Provider>,
+    /// The request.
+    pub(crate) request: Request,
+    /// Where the answer goes.
+    pub(crate) reply: oneshot::Sender<Result<Response, ProviderError>>,
+}
+
+/// What the journal keeps of a call: its answer, or the provider's failure (a failure is an
+/// outcome too: a replay must fail the same way, not call again).
+#[derive(Serialize, Deserialize)]
+pub(crate) enum Journaled {
+    /// The provider answered.
+    Answer(Response),
+    /// The provider gave up.
+    Failed {
+        /// What went wrong.
+        kind: ErrorKind,
+        /// The provider's name.
+        provider: String,
+        /// Transport retries used.
+        retries: u32,
+    },
+}
+
+impl Journaled {
+    /// Makes the call.
+    pub(crate) async fn make(provider: &dyn Provider, request: &Request) -> Journaled {
+        match provider.complete(request).await {
+            Ok(response) => Journaled::Answer(response),
+            Err(e) => Journaled::Failed {
+                kind: e.kind,
+                provider: e.provider,
+                retries: e.retries,
+            },
+        }
+    }
+
+    /// The call's result as the engine sees it.
+    pub(crate) fn into_result(self) -> Result<Response, ProviderError> {
+        match self {
+            Journaled::Answer(response) => Ok(response),
+            Journaled::Failed {
+                kind,
+                provider,
+                retries,
+            } => {
+                let mut e = ProviderError::new(provider, kind);
+                e.retries = retries;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Makes the engine's providers, each sending its calls to the handler.
+pub(crate) struct JournaledFactory {
+    /// Builds the real providers.
+    pub(crate) inner: Arc<dyn ProviderFactory>,
+    /// The handler's queue of calls.
+    pub(crate) calls: mpsc::UnboundedSender<Call>,
+}
+
+impl ProviderFactory for JournaledFactory {
+    fn provider(
+        &self,
+        spec: &ProviderSpec,
+        context: &CallContext,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        Ok(Arc::new(JournaledProvider {
+            inner: self.inner.provider(spec, context)?,
+            calls: self.calls.clone(),
+        }))
+    }
+}
+
+/// A provider whose calls are made by the handler.
+struct JournaledProvider {
+    inner: Arc<dyn Provider>,
+    calls: mpsc::UnboundedSender<Call>,
+}
+
+impl JournaledProvider {
+    fn ended(&self) -> ProviderError {
+        ProviderError::new(
+            self.inner.name(),
+            ErrorKind::Connection {
+                message: "the Restate invocation that makes this call has ended".to_owned(),
+            },
+        )
+    }
+}
+
+impl Provider for JournaledProvider {
+    fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            let (reply, answer) = oneshot::channel();
+            let call = Call {
+                provider: Arc::clone(&self.inner),
+                request: request.clone(),
+                reply,
+            };
+            self.calls.send(call).map_err(|_| self.ended())?;
+            answer.await.map_err(|_| self.ended())?
+        })
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+}

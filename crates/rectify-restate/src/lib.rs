@@ -1,0 +1,24 @@
+//! rectify workflows on [Restate](https://restate.dev), a durable-execution server (issue 17).
+//!
+//! A run is a Restate *workflow* keyed by its run id. Its handler runs the same engine as
+//! `rectify run` ([`rectify_flow::run`]) with an in-memory store, and sends every model and
+//! agent call through Restate's journal (`ctx.run`): when the endpoint dies mid-run, Restate
+//! invokes the handler again, the engine runs again from the start, and every call that had
+//! finished is answered from the journal instead of being made again. Checks, repairs, routing
+//! and feedback are the engine's own code, computed again on replay from the same answers.
+//!
+//! - [`serve`]: the endpoint (`rectify serve --restate`);
+//! - [`client`]: starting a run through Restate's ingress (`rectify run --on restate://…`).
+//!
+//! What this first version does not do yet (see `docs/distributed.md`): human steps and
+//! escalations end the invocation with a `waiting` summary instead of waiting on a durable
+//! promise; `status` and `resume` do not talk to Restate; independent steps run one at a time
+//! (a replay must make its calls in the same order); files written by a command agent are on
+//! the working directory's disk, not in the journal.
+
+pub mod client;
+mod journal;
+pub mod service;
+
+pub use client::{Client, ClientError};
+pub use service::{RunRequest, SERVICE, ServeError, bind, serve};
