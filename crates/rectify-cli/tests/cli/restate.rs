@@ -47,20 +47,39 @@ impl Drop for Killed {
 
 /// A Restate server on free ports with its data in a temporary directory.
 struct Server {
-    _process: Killed,
-    _data: tempfile::TempDir,
+    process: Option<Killed>,
+    binary: PathBuf,
+    data: tempfile::TempDir,
     ingress: u16,
     admin: u16,
+    fabric: u16,
 }
 
 impl Server {
     fn start(binary: &Path) -> Server {
-        let data = tempfile::tempdir().unwrap();
-        let (ingress, admin, fabric) = (free_port(), free_port(), free_port());
-        let log = std::fs::File::create(data.path().join("server.log")).unwrap();
-        let child = Command::new(binary)
+        let mut server = Server {
+            process: None,
+            binary: binary.to_owned(),
+            data: tempfile::tempdir().unwrap(),
+            ingress: free_port(),
+            admin: free_port(),
+            fabric: free_port(),
+        };
+        server.spawn();
+        server
+    }
+
+    /// Starts the server process (again) on the same ports and data, and waits for it.
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.data.path().join("server.log"))
+            .unwrap();
+        let (ingress, admin, fabric) = (self.ingress, self.admin, self.fabric);
+        let child = Command::new(&self.binary)
             .args(["--no-logo", "--listen-mode", "tcp", "--base-dir"])
-            .arg(data.path())
+            .arg(self.data.path())
             .env(
                 "RESTATE_INGRESS__BIND_ADDRESS",
                 format!("127.0.0.1:{ingress}"),
@@ -78,18 +97,17 @@ impl Server {
             .stderr(log)
             .spawn()
             .unwrap();
-        let server = Server {
-            _process: Killed(child),
-            _data: data,
-            ingress,
-            admin,
-        };
+        self.process = Some(Killed(child));
         wait_until(
             "the Restate server answers",
             Duration::from_secs(60),
-            || http("GET", server.admin, "/health", "").is_some_and(|(status, _)| status == 200),
+            || http("GET", admin, "/health", "").is_some_and(|(status, _)| status == 200),
         );
-        server
+    }
+
+    /// kill -9 the server process.
+    fn kill(&mut self) {
+        self.process = None;
     }
 
     /// Registers an endpoint (Restate discovers its services).
@@ -268,6 +286,57 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
     assert_eq!(count(&log, "start a1"), 1, "{log:?}");
     // a2 was cut: its call was not journaled, so it was made again (once).
     assert_eq!(count(&log, "start a2"), 2, "{log:?}");
+    assert_eq!(count(&log, "start a3"), 1, "{log:?}");
+    assert_eq!(count(&log, "start a4"), 1, "{log:?}");
+}
+
+#[test]
+fn a_run_survives_the_restate_server_killed_mid_step() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let mut server = Server::start(&binary);
+    let work = workdir();
+    let port = free_port();
+    let _endpoint = endpoint(port, work.path());
+    server.register(port);
+    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args([
+            "run",
+            "workflow.yaml",
+            "--run-id",
+            "journaled-2",
+            "--output",
+            "json",
+            "--on",
+        ])
+        .arg(format!("restate://127.0.0.1:{}", server.ingress))
+        .current_dir(work.path())
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("a2's first call", Duration::from_secs(60), || {
+        calls(work.path()).contains(&"start a2".to_owned())
+    });
+    // kill -9 the server in the middle of a2's call (the client's connection breaks with it),
+    // then start it again on the same data.
+    server.kill();
+    server.spawn();
+    let output = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let log = calls(work.path());
+    assert_eq!(count(&log, "start a1"), 1, "{log:?}");
+    assert!((1..=2).contains(&count(&log, "start a2")), "{log:?}");
     assert_eq!(count(&log, "start a3"), 1, "{log:?}");
     assert_eq!(count(&log, "start a4"), 1, "{log:?}");
 }
