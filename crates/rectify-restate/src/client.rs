@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::service::{RunRequest, SERVICE};
+use crate::service::{DecisionRequest, RunRequest, RunState, SERVICE};
 
 /// A failure to reach Restate or to run the workflow there.
 #[derive(Debug, thiserror::Error)]
@@ -73,77 +73,119 @@ impl Client {
         Ok(Client { base, http })
     }
 
-    /// Starts the run `run_id` and waits for its end (or pause); returns its summary as
-    /// `rectify run --output json` prints it for a local run. When the endpoint running it
-    /// dies, Restate runs it again on an endpoint that lives, and this call goes on waiting;
-    /// when the connection to Restate itself breaks after the run was sent, it attaches to the
-    /// run again (for up to [`REATTACH`]) instead of starting another.
+    /// Starts the run `run_id` and waits for its end or its first pause; returns its summary
+    /// as `rectify run --output json` prints it for a local run. The run lives in Restate:
+    /// when the endpoint running it dies, Restate runs it again on one that lives; when Restate
+    /// itself cannot be reached for a while, this goes on asking (for up to [`REATTACH`]).
     pub async fn run(
         &self,
         run_id: &str,
         request: &RunRequest,
     ) -> Result<serde_json::Value, ClientError> {
-        let url = format!("{}/{SERVICE}/{}/run", self.base, encode(run_id));
-        match self.http.post(&url).json(request).send().await {
-            Ok(response) => answer(url, response).await,
-            // Nothing was sent: no run started.
-            Err(source) if source.is_connect() => Err(ClientError::Unreachable { url, source }),
-            Err(_) => self.attach(run_id).await,
-        }
-    }
-
-    /// Waits for the end of the run `run_id`, retrying while Restate cannot be reached.
-    async fn attach(&self, run_id: &str) -> Result<serde_json::Value, ClientError> {
-        let url = format!(
-            "{}/restate/workflow/{SERVICE}/{}/attach",
-            self.base,
-            encode(run_id)
-        );
-        let deadline = std::time::Instant::now() + REATTACH;
-        loop {
-            match self.http.get(&url).send().await {
-                Ok(response) => return answer(url, response).await,
-                Err(source) if std::time::Instant::now() >= deadline => {
-                    return Err(ClientError::Unreachable { url, source });
-                }
-                Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
-            }
-        }
-    }
-}
-
-/// How long `run` tries to attach again to a run whose connection broke.
-pub const REATTACH: Duration = Duration::from_secs(600);
-
-/// Reads Restate's answer: the run's summary, or its error.
-async fn answer(
-    url: String,
-    response: reqwest::Response,
-) -> Result<serde_json::Value, ClientError> {
-    let status = response.status();
-    let body = response
-        .text()
-        .await
-        .map_err(|source| ClientError::Unreachable {
+        let url = format!("{}/{SERVICE}/{}/run/send", self.base, encode(run_id));
+        let body = serde_json::to_vec(request).map_err(|e| ClientError::Answer {
             url: url.clone(),
-            source,
+            message: e.to_string(),
         })?;
-    if !status.is_success() {
-        let message = serde_json::from_str::<serde_json::Value>(&body)
+        self.post(&url, Some(body)).await?;
+        self.wait(run_id, 0).await
+    }
+
+    /// Sends a person's decision to the paused run `run_id` and waits for its end or its next
+    /// pause; returns its summary.
+    pub async fn resume(
+        &self,
+        run_id: &str,
+        decision: &DecisionRequest,
+    ) -> Result<serde_json::Value, ClientError> {
+        let state = self.state(run_id).await?;
+        let url = format!("{}/{SERVICE}/{}/decide", self.base, encode(run_id));
+        let body = serde_json::to_vec(decision).map_err(|e| ClientError::Answer {
+            url: url.clone(),
+            message: e.to_string(),
+        })?;
+        self.post(&url, Some(body)).await?;
+        self.wait(run_id, state.pauses).await
+    }
+
+    /// The run's latest summary and its number of pauses.
+    pub async fn state(&self, run_id: &str) -> Result<RunState, ClientError> {
+        let url = format!("{}/{SERVICE}/{}/status", self.base, encode(run_id));
+        let text = self.post(&url, None).await?;
+        serde_json::from_str(&text).map_err(|e| ClientError::Answer {
+            url,
+            message: e.to_string(),
+        })
+    }
+
+    /// Waits until the run ends, or pauses after its first `pauses` pauses.
+    async fn wait(&self, run_id: &str, pauses: u32) -> Result<serde_json::Value, ClientError> {
+        let mut last_seen = std::time::Instant::now();
+        let mut delay = Duration::from_millis(50);
+        loop {
+            match self.state(run_id).await {
+                Ok(state) => {
+                    last_seen = std::time::Instant::now();
+                    if let Some(summary) = state.summary {
+                        match summary["status"].as_str() {
+                            Some("completed" | "failed") => return Ok(summary),
+                            Some("waiting") if state.pauses > pauses => return Ok(summary),
+                            Some("error") => {
+                                return Err(ClientError::Status {
+                                    url: format!("{}/{SERVICE}/{}/run", self.base, encode(run_id)),
+                                    status: 400,
+                                    message: summary["message"].as_str().unwrap_or("").to_owned(),
+                                });
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Err(ClientError::Unreachable { url, source }) => {
+                    if last_seen.elapsed() > REATTACH {
+                        return Err(ClientError::Unreachable { url, source });
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_millis(500));
+        }
+    }
+
+    /// POSTs `body` (JSON; none for a handler without input) and returns the answer's text;
+    /// an error status is an error.
+    async fn post(&self, url: &str, body: Option<Vec<u8>>) -> Result<String, ClientError> {
+        let unreachable = |source| ClientError::Unreachable {
+            url: url.to_owned(),
+            source,
+        };
+        let mut request = self.http.post(url).timeout(Duration::from_secs(60));
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body);
+        }
+        let response = request.send().await.map_err(unreachable)?;
+        let status = response.status();
+        let text = response.text().await.map_err(unreachable)?;
+        if status.is_success() {
+            return Ok(text);
+        }
+        let message = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
-            .unwrap_or(body);
-        return Err(ClientError::Status {
-            url,
+            .unwrap_or(text);
+        Err(ClientError::Status {
+            url: url.to_owned(),
             status: status.as_u16(),
             message,
-        });
+        })
     }
-    serde_json::from_str(&body).map_err(|e| ClientError::Answer {
-        url,
-        message: e.to_string(),
-    })
 }
+
+/// How long the client goes on asking a Restate it cannot reach about a run it started.
+pub const REATTACH: Duration = Duration::from_secs(600);
 
 /// Whether the URL's host is this machine (never reached through a proxy).
 fn is_loopback(base: &str) -> bool {

@@ -10,15 +10,16 @@
 //! - [`serve`]: the endpoint (`rectify serve --restate`);
 //! - [`client`]: starting a run through Restate's ingress (`rectify run --on restate://…`).
 //!
-//! What this first version does not do yet (see `docs/distributed.md`): human steps and
-//! escalations end the invocation with a `waiting` summary instead of waiting on a durable
-//! promise; `status` and `resume` do not talk to Restate; independent steps run one at a time
-//! (a replay must make its calls in the same order); files written by a command agent are on
-//! the working directory's disk, not in the journal.
+//! Each pause (a human step, an exhausted step) is a durable promise: the handler waits on it
+//! until a person decides (`rectify resume --on`), across endpoint and server restarts.
+//!
+//! What this first version does not do yet (see `docs/distributed.md`): independent steps run
+//! one at a time (a replay must make its calls in the same order); files written by a command
+//! agent are on the working directory's disk, not in the journal; `--edit` decisions.
 
 pub mod client;
 mod journal;
 pub mod service;
 
 pub use client::{Client, ClientError};
-pub use service::{RunRequest, SERVICE, ServeError, bind, serve};
+pub use service::{DecisionRequest, RunRequest, RunState, SERVICE, ServeError, bind, serve};

@@ -1,10 +1,16 @@
 //! The Restate workflow service that runs rectify workflows, and the endpoint that hosts it.
+//!
+//! The `run` handler drives the engine; each pause (a human step, an exhausted step) is a
+//! durable promise the handler waits on, resolved by the shared `decide` handler (`rectify
+//! resume --on`). What the run looks like now is the workflow's state `summary`, read by the
+//! shared `status` handler (`rectify run --on` and `resume --on` poll it).
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rectify_flow::{RunError, RunOptions, SpecFactory, Store};
+use rectify_flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, SpecFactory, Store};
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -14,6 +20,12 @@ use crate::journal::{Call, Journaled, JournaledFactory};
 
 /// The service's name in Restate (the ingress path is `/RectifyRun/{run id}/run`).
 pub const SERVICE: &str = "RectifyRun";
+
+/// The workflow state holding the run's latest summary (JSON), or `{"status": "error", …}`
+/// when the run could not start.
+const SUMMARY: &str = "summary";
+/// The workflow state counting the run's pauses; pause `n` waits on promise `decision-n`.
+const PAUSES: &str = "pauses";
 
 /// What starts a run: the same as `rectify run`'s arguments. Paths are read by the endpoint,
 /// so they must be where every endpoint can reach them (absolute, on shared storage).
@@ -28,6 +40,45 @@ pub struct RunRequest {
     pub inputs: Vec<(String, String)>,
 }
 
+/// A person's decision on what a paused run waits for (`rectify resume --on`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum DecisionRequest {
+    /// Accept (a human step passes; an exhausted step is accepted with its errors recorded).
+    Approve {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+    },
+    /// Send the work back with this feedback.
+    Reject {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+        /// What the person wants changed.
+        feedback: String,
+    },
+    /// No decision: continue what can continue.
+    Continue,
+}
+
+impl From<DecisionRequest> for Decision {
+    fn from(d: DecisionRequest) -> Decision {
+        match d {
+            DecisionRequest::Approve { step } => Decision::Approve { step },
+            DecisionRequest::Reject { step, feedback } => Decision::Reject { step, feedback },
+            DecisionRequest::Continue => Decision::Continue,
+        }
+    }
+}
+
+/// What the `status` handler answers: the run's latest summary and how many pauses it has had.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunState {
+    /// The latest summary (`null` before the first pause or end), or an error object.
+    pub summary: Option<serde_json::Value>,
+    /// Pauses so far.
+    pub pauses: u32,
+}
+
 pub use definition::RectifyRun;
 
 /// The service's definition. The SDK's macro adds undocumented public methods (the client
@@ -36,15 +87,15 @@ pub use definition::RectifyRun;
 mod definition {
     use restate_sdk::prelude::*;
 
-    use super::{RunRequest, execute};
+    use super::{DecisionRequest, PAUSES, RunRequest, RunState, SUMMARY, execute};
 
     /// The workflow service: one Restate workflow per run, keyed by the run id.
     pub struct RectifyRun;
 
     #[restate_sdk::workflow(name = "RectifyRun")]
     impl RectifyRun {
-        /// Runs the workflow to its end (or to a pause) and returns the run's summary, the
-        /// JSON `rectify run --output json` prints for a local run.
+        /// Runs the workflow to its end, waiting at each pause for a decision, and returns
+        /// the run's summary (the JSON `rectify run --output json` prints for a local run).
         #[handler]
         async fn run(
             &self,
@@ -54,61 +105,152 @@ mod definition {
             let run_id = ctx.key().to_owned();
             execute(&ctx, run_id, request.into_inner()).await.map(Json)
         }
+
+        /// The run's latest summary and its number of pauses.
+        #[handler]
+        async fn status(&self, ctx: SharedWorkflowContext<'_>) -> HandlerResult<Json<RunState>> {
+            let summary = ctx
+                .get::<Json<serde_json::Value>>(SUMMARY)
+                .await?
+                .map(Json::into_inner);
+            let pauses = ctx.get::<u32>(PAUSES).await?.unwrap_or(0);
+            Ok(Json(RunState { summary, pauses }))
+        }
+
+        /// A person's decision on the run's current pause.
+        #[handler]
+        async fn decide(
+            &self,
+            ctx: SharedWorkflowContext<'_>,
+            decision: Json<DecisionRequest>,
+        ) -> HandlerResult<()> {
+            let waiting = ctx
+                .get::<Json<serde_json::Value>>(SUMMARY)
+                .await?
+                .is_some_and(|s| s.into_inner()["status"] == "waiting");
+            let pauses = ctx.get::<u32>(PAUSES).await?.unwrap_or(0);
+            if !waiting || pauses == 0 {
+                return Err(TerminalError::new_with_code(
+                    409,
+                    "the run does not wait for a decision",
+                )
+                .into());
+            }
+            ctx.resolve_promise(&format!("decision-{pauses}"), decision);
+            Ok(())
+        }
     }
 }
 
-/// Runs the engine, making each of its calls through the journal, in the order the engine
-/// asks for them (one at a time, so a replay asks in the same order).
+/// Runs the engine to its end, one pause at a time.
 async fn execute(
     ctx: &WorkflowContext<'_>,
     run_id: String,
     request: RunRequest,
 ) -> HandlerResult<serde_json::Value> {
-    let workflow = rectify_flow::load(&request.workflow)
-        .map_err(|e| TerminalError::new_with_code(400, e.to_string()))?;
+    let workflow = match rectify_flow::load(&request.workflow) {
+        Ok(wf) => wf,
+        Err(e) => return Err(refuse(ctx, e.to_string())),
+    };
     let store = Arc::new(Store::in_memory()?);
     let (calls, mut queue) = mpsc::unbounded_channel::<Call>();
-    let mut options = RunOptions::new(&request.workdir);
-    options.run_id = Some(run_id);
-    options.inputs = request.inputs;
-    options.max_parallel = 1;
-    options.factory = Arc::new(JournaledFactory {
-        inner: Arc::new(SpecFactory::default()),
-        calls,
-    });
-    let engine = rectify_flow::run(workflow, store, options);
-    tokio::pin!(engine);
-    let mut made = 0u32;
-    loop {
-        tokio::select! {
-            biased;
-            Some(call) = queue.recv() => {
-                made += 1;
-                let Call { provider, request, reply } = call;
-                let journaled = ctx
-                    .run(|| async move { Ok(Json(Journaled::make(provider.as_ref(), &request).await)) })
-                    .name(format!("call {made}"))
-                    .await?;
-                // The engine may have stopped waiting (it never does before its call ends).
-                let _ = reply.send(journaled.into_inner().into_result());
-            }
-            result = &mut engine => return summary(result),
-        }
+    let options = || {
+        let mut options = RunOptions::new(&request.workdir);
+        options.run_id = Some(run_id.clone());
+        options.inputs.clone_from(&request.inputs);
+        options.max_parallel = 1;
+        options.factory = Arc::new(JournaledFactory {
+            inner: Arc::new(SpecFactory::default()),
+            calls: calls.clone(),
+        });
+        options
+    };
+    let mut journal = Journal { ctx, made: 0 };
+    let first = rectify_flow::run(workflow, Arc::clone(&store), options());
+    let mut summary = journal.drive(&mut queue, first).await?;
+    let mut pauses = 0u32;
+    while summary.status == RunStatus::Waiting {
+        pauses += 1;
+        ctx.set(SUMMARY, Json(serde_json::to_value(&summary)?));
+        ctx.set(PAUSES, pauses);
+        let name = format!("decision-{pauses}");
+        let decision: Json<DecisionRequest> = ctx.promise(&name).await?;
+        let next = rectify_flow::resume(
+            Arc::clone(&store),
+            &run_id,
+            decision.into_inner().into(),
+            options(),
+        );
+        summary = journal.drive(&mut queue, next).await?;
     }
+    let value = serde_json::to_value(&summary)?;
+    ctx.set(SUMMARY, Json(value.clone()));
+    Ok(value)
 }
 
-fn summary(result: Result<rectify_flow::RunSummary, RunError>) -> HandlerResult<serde_json::Value> {
-    match result {
-        Ok(summary) => Ok(serde_json::to_value(&summary)?),
-        Err(RunError::Config(problems)) => {
-            let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            Err(TerminalError::new_with_code(
-                400,
-                format!("the run cannot start:\n  {}", text.join("\n  ")),
-            )
-            .into())
+/// Records why the run cannot start (for `status`) and ends it.
+fn refuse(ctx: &WorkflowContext<'_>, message: String) -> HandlerError {
+    ctx.set(
+        SUMMARY,
+        Json(serde_json::json!({"status": "error", "message": message})),
+    );
+    TerminalError::new_with_code(400, message).into()
+}
+
+/// Makes the engine's calls through the journal.
+struct Journal<'a, 'ctx> {
+    ctx: &'a WorkflowContext<'ctx>,
+    /// Calls made so far (names the journal entries).
+    made: u32,
+}
+
+impl Journal<'_, '_> {
+    /// Polls `engine` to its end, making each call it asks for inside `ctx.run`, in the order
+    /// it asks (one at a time, so a replay asks in the same order).
+    async fn drive(
+        &mut self,
+        queue: &mut mpsc::UnboundedReceiver<Call>,
+        engine: impl Future<Output = Result<RunSummary, RunError>>,
+    ) -> HandlerResult<RunSummary> {
+        tokio::pin!(engine);
+        loop {
+            tokio::select! {
+                biased;
+                Some(call) = queue.recv() => self.make(call).await?,
+                result = &mut engine => return self.summary(result),
+            }
         }
-        Err(RunError::Store(e)) => Err(e.into()),
+    }
+
+    async fn make(&mut self, call: Call) -> HandlerResult<()> {
+        self.made += 1;
+        let Call {
+            provider,
+            request,
+            reply,
+        } = call;
+        let journaled = self
+            .ctx
+            .run(|| async move { Ok(Json(Journaled::make(provider.as_ref(), &request).await)) })
+            .name(format!("call {}", self.made))
+            .await?;
+        // The engine waits for every call it starts, so the receiver is there.
+        let _ = reply.send(journaled.into_inner().into_result());
+        Ok(())
+    }
+
+    fn summary(&self, result: Result<RunSummary, RunError>) -> HandlerResult<RunSummary> {
+        match result {
+            Ok(summary) => Ok(summary),
+            Err(RunError::Config(problems)) => {
+                let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                Err(refuse(
+                    self.ctx,
+                    format!("the run cannot start:\n  {}", text.join("\n  ")),
+                ))
+            }
+            Err(RunError::Store(e)) => Err(e.into()),
+        }
     }
 }
 

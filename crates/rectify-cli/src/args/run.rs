@@ -81,6 +81,10 @@ pub struct ResumeArgs {
     /// The working directory whose `.rectify/rectify.db` holds the run.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub workdir: PathBuf,
+    /// The run is on a Restate server (started with `rectify run --on`): its ingress,
+    /// `restate://HOST:PORT`. `--edit` is not supported there yet.
+    #[arg(long, value_name = "restate://HOST:PORT", conflicts_with = "edits")]
+    pub on: Option<String>,
     /// `human` or `json`.
     #[arg(long, value_enum, default_value_t)]
     pub output: Output,

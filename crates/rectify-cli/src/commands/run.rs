@@ -75,7 +75,18 @@ fn on_restate(args: &RunArgs, address: &str, name: &str) -> Result<ExitStatus> {
             .context("cannot resolve the working directory")?,
         inputs: args.inputs.clone(),
     };
-    match until_interrupted(client.run(&run_id, &request))? {
+    let outcome = until_interrupted(client.run(&run_id, &request))?;
+    finish_on_restate(outcome, &run_id, args.output, &args.workdir)
+}
+
+/// Prints what a run on Restate came to, as for a local run.
+fn finish_on_restate(
+    outcome: Result<Result<serde_json::Value, rectify_restate::ClientError>, u8>,
+    run_id: &str,
+    output: Output,
+    workdir: &std::path::Path,
+) -> Result<ExitStatus> {
+    match outcome {
         Err(code) => {
             let _ = writeln!(
                 std::io::stderr().lock(),
@@ -87,13 +98,36 @@ fn on_restate(args: &RunArgs, address: &str, name: &str) -> Result<ExitStatus> {
         Ok(Ok(value)) => {
             let summary: RunSummary = serde_json::from_value(value)
                 .context("the Restate endpoint's answer is not a run summary")?;
-            finish(&summary, args.output, &args.workdir)
+            finish(&summary, output, workdir)
         }
     }
 }
 
+/// Sends the decision to a run on a Restate server (`resume --on`) and waits for its end or
+/// next pause.
+fn resume_on_restate(args: &ResumeArgs, address: &str) -> Result<ExitStatus> {
+    let client = rectify_restate::Client::new(address)?;
+    let decision = if args.approve {
+        rectify_restate::DecisionRequest::Approve {
+            step: args.step.clone(),
+        }
+    } else if let (true, Some(feedback)) = (args.reject, &args.feedback) {
+        rectify_restate::DecisionRequest::Reject {
+            step: args.step.clone(),
+            feedback: feedback.clone(),
+        }
+    } else {
+        rectify_restate::DecisionRequest::Continue
+    };
+    let outcome = until_interrupted(client.resume(&args.run, &decision))?;
+    finish_on_restate(outcome, &args.run, args.output, &args.workdir)
+}
+
 /// Runs `rectify resume`.
 pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
+    if let Some(address) = &args.on {
+        return resume_on_restate(args, address);
+    }
     let Some(store) = Store::open_existing(&args.workdir).context("cannot open the run store")?
     else {
         anyhow::bail!(

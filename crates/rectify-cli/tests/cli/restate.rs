@@ -341,6 +341,104 @@ fn a_run_survives_the_restate_server_killed_mid_step() {
     assert_eq!(count(&log, "start a4"), 1, "{log:?}");
 }
 
+/// `rectify ARGS` in `dir`, to its end: (exit code, stdout, stderr).
+fn rectify_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved_with_resume_on() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let work = workdir();
+    // a1, then a person approves, then a2.
+    let workflow = std::fs::read_to_string(work.path().join("workflow.yaml")).unwrap();
+    let cut = workflow.find("  - id: a3").unwrap();
+    let workflow = format!(
+        "{}  - id: gate\n    needs: [a1]\n    human: \"Is a1 right?\"\n",
+        &workflow[..cut]
+    )
+    .replace(
+        "  - id: a2\n    needs: [a1]",
+        "  - id: a2\n    needs: [gate]",
+    );
+    std::fs::write(work.path().join("workflow.yaml"), &workflow).unwrap();
+    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    let port = free_port();
+    let first = endpoint(port, work.path());
+    server.register(port);
+    let on = format!("restate://127.0.0.1:{}", server.ingress);
+    let args = [
+        "run",
+        "workflow.yaml",
+        "--run-id",
+        "gated",
+        "--output",
+        "json",
+        "--on",
+        &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(work.path(), &args);
+    assert_eq!(
+        code,
+        Some(3),
+        "a pause exits 3 as a local run does\n{stdout}\n{stderr}"
+    );
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "waiting", "{summary:#}");
+    assert_eq!(summary["waiting"]["step"], "gate", "{summary:#}");
+    assert_eq!(summary["waiting"]["message"], "Is a1 right?", "{summary:#}");
+    // The pause is Restate's: the endpoint that ran the run is gone, another decides it.
+    drop(first);
+    let _second = endpoint(port, work.path());
+    let resume = [
+        "resume",
+        "gated",
+        "--approve",
+        "--output",
+        "json",
+        "--on",
+        &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(work.path(), &resume);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let ids: Vec<&str> = summary["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    // In the workflow file's order (the gate is its last step), as a local run lists them.
+    assert_eq!(ids, ["a1", "a2", "gate"], "{summary:#}");
+    let gate = &summary["steps"][2];
+    assert_eq!(gate["status"], "done", "{summary:#}");
+    assert_eq!(gate["verdict"], "APPROVED", "{summary:#}");
+    let log = calls(work.path());
+    assert_eq!(
+        log,
+        ["start a1", "end a1", "start a2", "end a2"],
+        "a1 was not asked again"
+    );
+    // Nothing waits any more: a second decision is refused.
+    let (code, _, stderr) = rectify_in(work.path(), &resume);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("does not wait"), "{stderr}");
+}
+
 #[test]
 fn a_configuration_mistake_exits_2_before_restate_is_called() {
     let work = workdir();
