@@ -38,6 +38,11 @@ pub struct RunRequest {
     /// `--input KEY=VALUE` pairs.
     #[serde(default)]
     pub inputs: Vec<(String, String)>,
+    /// The workflow file's text as it was when the run started (`rectify run --on` sends it).
+    /// Restate keeps it with the run, so every replay runs the same workflow even when the
+    /// file changes meanwhile; without it the endpoint reads the file.
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 /// A person's decision on what a paused run waits for (`rectify resume --on`).
@@ -148,7 +153,11 @@ async fn execute(
     run_id: String,
     request: RunRequest,
 ) -> HandlerResult<serde_json::Value> {
-    let workflow = match rectify_flow::load(&request.workflow) {
+    let loaded = match request.source.clone() {
+        Some(text) => rectify_flow::load_str(&request.workflow, text),
+        None => rectify_flow::load(&request.workflow),
+    };
+    let workflow = match loaded {
         Ok(wf) => wf,
         Err(e) => return Err(refuse(ctx, e.to_string())),
     };

@@ -24,7 +24,7 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
         return dry_run(&workflow, args);
     }
     if let Some(address) = &args.on {
-        return on_restate(args, address, &workflow.spec.name);
+        return on_restate(args, address, &workflow);
     }
     let store = Arc::new(Store::open(&args.workdir).context("cannot open the run store")?);
     let mut options = RunOptions::new(&args.workdir);
@@ -62,18 +62,23 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
 
 /// Runs the workflow on a Restate server (`--on`): starts the run through its ingress and
 /// waits for its end, then prints and exits as for a local run.
-fn on_restate(args: &RunArgs, address: &str, name: &str) -> Result<ExitStatus> {
+fn on_restate(
+    args: &RunArgs,
+    address: &str,
+    workflow: &rectify_flow::Workflow,
+) -> Result<ExitStatus> {
     let client = rectify_restate::Client::new(address)?;
     let run_id = args
         .run_id
         .clone()
-        .unwrap_or_else(|| rectify_flow::engine::new_run_id(name));
+        .unwrap_or_else(|| rectify_flow::engine::new_run_id(&workflow.spec.name));
     let request = rectify_restate::RunRequest {
         workflow: std::path::absolute(&args.workflow)
             .context("cannot resolve the workflow's path")?,
         workdir: std::path::absolute(&args.workdir)
             .context("cannot resolve the working directory")?,
         inputs: args.inputs.clone(),
+        source: Some(workflow.source.clone()),
     };
     let outcome = until_interrupted(client.run(&run_id, &request))?;
     finish_on_restate(outcome, &run_id, args.output, &args.workdir)

@@ -400,7 +400,13 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
     assert_eq!(summary["status"], "waiting", "{summary:#}");
     assert_eq!(summary["waiting"]["step"], "gate", "{summary:#}");
     assert_eq!(summary["waiting"]["message"], "Is a1 right?", "{summary:#}");
-    // The pause is Restate's: the endpoint that ran the run is gone, another decides it.
+    // The pause is Restate's: the endpoint that ran the run is gone, another decides it. The
+    // workflow file changes meanwhile: the run goes on with the text it started with.
+    std::fs::write(
+        work.path().join("workflow.yaml"),
+        "name: [this is not the workflow\n",
+    )
+    .unwrap();
     drop(first);
     let _second = endpoint(port, work.path());
     let resume = [
