@@ -118,8 +118,48 @@ impl Client {
         })
     }
 
-    /// Waits until the run ends, or pauses after its first `pauses` pauses.
+    /// Waits until the run ends, or pauses after its first `pauses` pauses: its end is
+    /// reported at once by Restate's attach call, a pause by polling the `status` handler.
     async fn wait(&self, run_id: &str, pauses: u32) -> Result<serde_json::Value, ClientError> {
+        let end = self.attach(run_id);
+        let pause = self.poll(run_id, pauses);
+        tokio::pin!(end, pause);
+        tokio::select! {
+            // An attach that fails (the connection broke, the run failed) leaves it to polling.
+            Ok(summary) = &mut end => Ok(summary),
+            result = &mut pause => result,
+        }
+    }
+
+    /// The run's output once it ends (Restate's attach call for workflows).
+    async fn attach(&self, run_id: &str) -> Result<serde_json::Value, ClientError> {
+        let url = format!(
+            "{}/restate/workflow/{SERVICE}/{}/attach",
+            self.base,
+            encode(run_id)
+        );
+        let unreachable = |source| ClientError::Unreachable {
+            url: url.clone(),
+            source,
+        };
+        let response = self.http.get(&url).send().await.map_err(unreachable)?;
+        let status = response.status();
+        let text = response.text().await.map_err(unreachable)?;
+        if !status.is_success() {
+            return Err(ClientError::Status {
+                url,
+                status: status.as_u16(),
+                message: text,
+            });
+        }
+        serde_json::from_str(&text).map_err(|e| ClientError::Answer {
+            url,
+            message: e.to_string(),
+        })
+    }
+
+    /// Polls the `status` handler until the run ends or pauses after its first `pauses`.
+    async fn poll(&self, run_id: &str, pauses: u32) -> Result<serde_json::Value, ClientError> {
         let mut last_seen = std::time::Instant::now();
         let mut delay = Duration::from_millis(50);
         loop {
@@ -149,7 +189,9 @@ impl Client {
                 Err(e) => return Err(e),
             }
             tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(Duration::from_millis(500));
+            // Each poll is a (small) invocation of the `status` handler, kept in Restate's
+            // journal retention: at most one a second.
+            delay = (delay * 2).min(Duration::from_secs(1));
         }
     }
 

@@ -272,10 +272,22 @@ pub struct ServeError {
 }
 
 /// Listens on `addr` (port 0 picks a free port: see the listener's `local_addr`).
+///
+/// The listening socket has `TCP_NODELAY`, which Linux passes on to the connections it
+/// accepts: the SDK's server does not set it, and Restate's small HTTP/2 frames then wait for
+/// delayed ACKs — about 40 ms per journaled call (measured: 37 ms per step with it off).
 pub async fn bind(addr: SocketAddr) -> Result<TcpListener, ServeError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError { addr, source })
+    let error = |source| ServeError { addr, source };
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(error)?;
+    socket.set_reuseaddr(true).map_err(error)?;
+    socket.set_nodelay(true).map_err(error)?;
+    socket.bind(addr).map_err(error)?;
+    socket.listen(1024).map_err(error)
 }
 
 /// Serves the workflow service on `listener` until Ctrl-C. Register the endpoint with
