@@ -21,8 +21,8 @@ use crate::journal::{Call, Journaled, JournaledFactory};
 /// The service's name in Restate (the ingress path is `/RectifyRun/{run id}/run`).
 pub const SERVICE: &str = "RectifyRun";
 
-/// The workflow state holding the run's latest summary (JSON), or `{"status": "error", …}`
-/// when the run could not start.
+/// The workflow state holding the run's latest summary (JSON: `running` with no steps until
+/// the first pause or the end), or `{"status": "error", …}` when the run could not start.
 const SUMMARY: &str = "summary";
 /// The workflow state counting the run's pauses; pause `n` waits on promise `decision-n`.
 const PAUSES: &str = "pauses";
@@ -161,6 +161,14 @@ async fn execute(
         Ok(wf) => wf,
         Err(e) => return Err(refuse(ctx, e.to_string())),
     };
+    // What `status` shows until the first pause or the end.
+    ctx.set(
+        SUMMARY,
+        Json(serde_json::json!({
+            "run_id": run_id, "workflow": workflow.spec.name, "status": "running",
+            "waiting": null, "steps": [],
+        })),
+    );
     let store = Arc::new(Store::in_memory()?);
     let (calls, mut queue) = mpsc::unbounded_channel::<Call>();
     let options = || {

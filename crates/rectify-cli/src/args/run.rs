@@ -99,6 +99,9 @@ pub struct StatusArgs {
     /// The working directory whose `.rectify/rectify.db` holds the runs.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub workdir: PathBuf,
+    /// The run is on a Restate server: its ingress, `restate://HOST:PORT` (needs RUN).
+    #[arg(long, value_name = "restate://HOST:PORT", requires = "run")]
+    pub on: Option<String>,
     /// `human` or `json`.
     #[arg(long, value_enum, default_value_t)]
     pub output: Output,

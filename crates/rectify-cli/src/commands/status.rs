@@ -12,6 +12,9 @@ use crate::printer::run::{human, wire};
 
 /// Runs `rectify status`.
 pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
+    if let (Some(address), Some(run)) = (&args.on, &args.run) {
+        return on_restate(address, run, args);
+    }
     let store = Store::open_existing(&args.workdir).context("cannot open the run store")?;
     let Some(store) = store else {
         if let Some(run) = &args.run {
@@ -35,6 +38,32 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
         }
         None => list(&store.runs()?, args.output),
     }
+}
+
+/// `status --on`: the run's latest summary as its Restate workflow keeps it.
+fn on_restate(address: &str, run: &str, args: &StatusArgs) -> Result<ExitStatus> {
+    let client = rectify_restate::Client::new(address)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let state = runtime.block_on(client.state(run))?;
+    let Some(value) = state.summary else {
+        bail!("no run `{run}` on {address}");
+    };
+    if value["status"] == "error" {
+        bail!(
+            "the run `{run}` could not start: {}",
+            value["message"].as_str().unwrap_or_default()
+        );
+    }
+    let summary: RunSummary = serde_json::from_value(value)
+        .context("the Restate endpoint's answer is not a run summary")?;
+    match args.output {
+        Output::Json => print(&wire(&summary))?,
+        Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
+    }
+    Ok(ExitStatus::Success)
 }
 
 fn list(runs: &[rectify_flow::store::RunRecord], output: Output) -> Result<ExitStatus> {

@@ -400,6 +400,16 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
     assert_eq!(summary["status"], "waiting", "{summary:#}");
     assert_eq!(summary["waiting"]["step"], "gate", "{summary:#}");
     assert_eq!(summary["waiting"]["message"], "Is a1 right?", "{summary:#}");
+    let status = ["status", "gated", "--output", "json", "--on", &on];
+    let (code, stdout, stderr) = rectify_in(work.path(), &status);
+    assert_eq!(code, Some(0), "{stderr}");
+    let shown: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(shown["status"], "waiting", "{shown:#}");
+    assert_eq!(shown["waiting"]["step"], "gate", "{shown:#}");
+    let unknown = ["status", "never-started", "--on", &on];
+    let (code, _, stderr) = rectify_in(work.path(), &unknown);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("no run `never-started`"), "{stderr}");
     // The pause is Restate's: the endpoint that ran the run is gone, another decides it. The
     // workflow file changes meanwhile: the run goes on with the text it started with.
     std::fs::write(
