@@ -15,7 +15,7 @@
 //!
 //! What this first version does not do yet (see `docs/distributed.md`): independent steps run
 //! one at a time (a replay must make its calls in the same order); files written by a command
-//! agent are on the working directory's disk, not in the journal; `--edit` decisions.
+//! agent are on the working directory's disk, not in the journal.
 
 pub mod client;
 mod journal;

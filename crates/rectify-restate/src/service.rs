@@ -61,17 +61,54 @@ pub enum DecisionRequest {
         /// What the person wants changed.
         feedback: String,
     },
+    /// Replace outputs with the person's versions, carried in the decision (the person's
+    /// files are on their machine, not the endpoint's).
+    Edit {
+        /// The waiting step (needed when several wait).
+        step: Option<String>,
+        /// (output path relative to the working directory, its new content).
+        edits: Vec<(String, String)>,
+    },
     /// No decision: continue what can continue.
     Continue,
 }
 
-impl From<DecisionRequest> for Decision {
-    fn from(d: DecisionRequest) -> Decision {
-        match d {
+impl DecisionRequest {
+    /// The engine's decision. An edit's contents are written under
+    /// `WORKDIR/.rectify/edits/RUN-PAUSE-N` first (again on every replay, the same bytes), and
+    /// the engine checks and copies them as it does a local `--edit`.
+    fn into_decision(
+        self,
+        workdir: &std::path::Path,
+        run_id: &str,
+        pause: u32,
+    ) -> std::io::Result<Decision> {
+        Ok(match self {
             DecisionRequest::Approve { step } => Decision::Approve { step },
             DecisionRequest::Reject { step, feedback } => Decision::Reject { step, feedback },
             DecisionRequest::Continue => Decision::Continue,
-        }
+            DecisionRequest::Edit { step, edits } => {
+                let dir = workdir.join(".rectify").join("edits");
+                let run: String = run_id
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                std::fs::create_dir_all(&dir)?;
+                let mut files = Vec::with_capacity(edits.len());
+                for (i, (path, content)) in edits.into_iter().enumerate() {
+                    let file = dir.join(format!("{run}-{pause}-{i}"));
+                    rectify_flow::engine::write_atomic(&file, content.as_bytes())?;
+                    files.push((path, file));
+                }
+                Decision::Edit { step, edits: files }
+            }
+        })
     }
 }
 
@@ -192,12 +229,10 @@ async fn execute(
         ctx.set(PAUSES, pauses);
         let name = format!("decision-{pauses}");
         let decision: Json<DecisionRequest> = ctx.promise(&name).await?;
-        let next = rectify_flow::resume(
-            Arc::clone(&store),
-            &run_id,
-            decision.into_inner().into(),
-            options(),
-        );
+        let decision = decision
+            .into_inner()
+            .into_decision(&request.workdir, &run_id, pauses)?;
+        let next = rectify_flow::resume(Arc::clone(&store), &run_id, decision, options());
         summary = journal.drive(&mut queue, next).await?;
     }
     let value = serde_json::to_value(&summary)?;

@@ -82,8 +82,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub workdir: PathBuf,
     /// The run is on a Restate server (started with `rectify run --on`): its ingress,
-    /// `restate://HOST:PORT`. `--edit` is not supported there yet.
-    #[arg(long, value_name = "restate://HOST:PORT", conflicts_with = "edits")]
+    /// `restate://HOST:PORT`. `--edit` files are read here and sent with the decision.
+    #[arg(long, value_name = "restate://HOST:PORT")]
     pub on: Option<String>,
     /// `human` or `json`.
     #[arg(long, value_enum, default_value_t)]

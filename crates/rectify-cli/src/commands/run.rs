@@ -112,7 +112,22 @@ fn finish_on_restate(
 /// next pause.
 fn resume_on_restate(args: &ResumeArgs, address: &str) -> Result<ExitStatus> {
     let client = rectify_restate::Client::new(address)?;
-    let decision = if args.approve {
+    let decision = if !args.edits.is_empty() {
+        let mut edits = Vec::with_capacity(args.edits.len());
+        for (path, file) in &args.edits {
+            // Restate's default message limit is 32 MiB; an edit is sent inside one.
+            let bytes = rectify_flow::engine::read_bounded(file, 16 << 20)
+                .map_err(|e| anyhow::anyhow!("cannot read the edit `{}`: {e}", file.display()))?
+                .with_context(|| format!("the edit `{}` does not exist", file.display()))?;
+            let content = String::from_utf8(bytes)
+                .with_context(|| format!("the edit `{}` is not UTF-8 text", file.display()))?;
+            edits.push((path.clone(), content));
+        }
+        rectify_restate::DecisionRequest::Edit {
+            step: args.step.clone(),
+            edits,
+        }
+    } else if args.approve {
         rectify_restate::DecisionRequest::Approve {
             step: args.step.clone(),
         }

@@ -216,6 +216,24 @@ fn workdir() -> tempfile::TempDir {
     dir
 }
 
+/// a1, then a person decides (`gate`), then a2; no slow call.
+fn gated_workdir() -> tempfile::TempDir {
+    let work = workdir();
+    let workflow = std::fs::read_to_string(work.path().join("workflow.yaml")).unwrap();
+    let cut = workflow.find("  - id: a3").unwrap();
+    let workflow = format!(
+        "{}  - id: gate\n    needs: [a1]\n    human: \"Is a1 right?\"\n",
+        &workflow[..cut]
+    )
+    .replace(
+        "  - id: a2\n    needs: [a1]",
+        "  - id: a2\n    needs: [gate]",
+    );
+    std::fs::write(work.path().join("workflow.yaml"), &workflow).unwrap();
+    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    work
+}
+
 fn calls(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("calls.log"))
         .unwrap_or_default()
@@ -362,20 +380,8 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
         return;
     };
     let server = Server::start(&binary);
-    let work = workdir();
-    // a1, then a person approves, then a2.
-    let workflow = std::fs::read_to_string(work.path().join("workflow.yaml")).unwrap();
-    let cut = workflow.find("  - id: a3").unwrap();
-    let workflow = format!(
-        "{}  - id: gate\n    needs: [a1]\n    human: \"Is a1 right?\"\n",
-        &workflow[..cut]
-    )
-    .replace(
-        "  - id: a2\n    needs: [a1]",
-        "  - id: a2\n    needs: [gate]",
-    );
-    std::fs::write(work.path().join("workflow.yaml"), &workflow).unwrap();
-    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    // a1, then a person decides, then a2.
+    let work = gated_workdir();
     let port = free_port();
     let first = endpoint(port, work.path());
     server.register(port);
@@ -453,6 +459,53 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
     let (code, _, stderr) = rectify_in(work.path(), &resume);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("does not wait"), "{stderr}");
+}
+
+#[test]
+fn an_edit_sent_with_resume_on_replaces_what_the_gate_shows() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    // a1, then a person decides, then a2.
+    let work = gated_workdir();
+    let port = free_port();
+    let _endpoint = endpoint(port, work.path());
+    server.register(port);
+    let on = format!("restate://127.0.0.1:{}", server.ingress);
+    let args = [
+        "run",
+        "workflow.yaml",
+        "--run-id",
+        "edited",
+        "--output",
+        "json",
+        "--on",
+        &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(work.path(), &args);
+    assert_eq!(code, Some(3), "{stdout}\n{stderr}");
+    // The person's version, in a file outside the working directory (their machine).
+    let theirs = tempfile::tempdir().unwrap();
+    let mine = theirs.path().join("a1.json");
+    std::fs::write(&mine, r#"{"id": "by a person", "n": 7}"#).unwrap();
+    let edit = format!("answers/a1.json={}", mine.display());
+    let resume = [
+        "resume", "edited", "--edit", &edit, "--output", "json", "--on", &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(work.path(), &resume);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(work.path().join("answers/a1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(saved["id"], "by a person");
+    assert_eq!(
+        summary["steps"][2]["verdict"], "EDITED_BY_PERSON",
+        "{summary:#}"
+    );
 }
 
 #[test]
