@@ -174,6 +174,7 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 const AGENT: &str = r#"set -eu
 prompt=$(cat)
 echo "start $RECTIFY_STEP" >> calls.log
+echo "$PPID" >> endpoints.log
 if [ "$RECTIFY_STEP" = a2 ] && [ ! -e slow.done ]; then
   touch slow.done
   sleep 30
@@ -506,6 +507,100 @@ fn an_edit_sent_with_resume_on_replaces_what_the_gate_shows() {
         summary["steps"][2]["verdict"], "EDITED_BY_PERSON",
         "{summary:#}"
     );
+}
+
+/// A round-robin TCP balancer on a free port in front of `backends` (Restate sends a service's
+/// invocations to one URI; several endpoints stand behind it). Returns its port.
+fn balancer(backends: Vec<u16>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (i, conn) in listener.incoming().enumerate() {
+            let (Ok(client), Ok(backend)) = (
+                conn,
+                TcpStream::connect(("127.0.0.1", backends[i % backends.len()])),
+            ) else {
+                continue;
+            };
+            let _ = (client.set_nodelay(true), backend.set_nodelay(true));
+            let (Ok(mut c2), Ok(mut b2)) = (client.try_clone(), backend.try_clone()) else {
+                continue;
+            };
+            let (mut c1, mut b1) = (client, backend);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c1, &mut b1);
+                let _ = b1.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut b2, &mut c2);
+                let _ = c2.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn two_endpoints_share_twenty_concurrent_runs() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let work = workdir();
+    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    let (p1, p2) = (free_port(), free_port());
+    let e1 = endpoint(p1, work.path());
+    let e2 = endpoint(p2, work.path());
+    let front = balancer(vec![p1, p2]);
+    server.register(front);
+    let on = format!("restate://127.0.0.1:{}", server.ingress);
+    let runs: Vec<_> = (0..20)
+        .map(|i| {
+            Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+                .args([
+                    "run",
+                    "workflow.yaml",
+                    "--output",
+                    "json",
+                    "--on",
+                    &on,
+                    "--run-id",
+                ])
+                .arg(format!("shared-{i}"))
+                .current_dir(work.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        let out = run.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(summary["status"], "completed", "{summary:#}");
+    }
+    // 80 calls, each made once, and both endpoints made some of them.
+    let log = calls(work.path());
+    assert_eq!(
+        log.iter().filter(|l| l.starts_with("start ")).count(),
+        80,
+        "{log:?}"
+    );
+    let pids = std::fs::read_to_string(work.path().join("endpoints.log")).unwrap();
+    for endpoint in [&e1, &e2] {
+        let pid = endpoint.0.id().to_string();
+        assert!(
+            pids.lines().any(|l| l == pid),
+            "endpoint {pid} made no call: {pids}"
+        );
+    }
 }
 
 #[test]
