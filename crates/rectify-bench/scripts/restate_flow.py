@@ -99,6 +99,56 @@ def workdir(root, steps):
         f.write("\n".join(lines) + "\n")
 
 
+def balancer(backends):
+    """A round-robin TCP balancer in front of `backends`; returns its port."""
+    import itertools
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(256)
+    order = itertools.cycle(backends)
+
+    def pipe(a, b):
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                b.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def serve():
+        while True:
+            client, _ = listener.accept()
+            backend = socket.create_connection(("127.0.0.1", next(order)))
+            for s in (client, backend):
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=pipe, args=(client, backend), daemon=True).start()
+            threading.Thread(target=pipe, args=(backend, client), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def concurrent_runs(binary, work, on, prefix, count):
+    start = time.perf_counter()
+    batch = [
+        subprocess.Popen(
+            [binary, "run", "workflow.yaml", "--run-id", f"{prefix}-{i}", "--on", on],
+            cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        for i in range(count)
+    ]
+    for p in batch:
+        if p.wait() != 0:
+            sys.exit(f"restate_flow: a concurrent run failed: {p.stderr.read()}")
+    return time.perf_counter() - start
+
+
 def run(binary, cwd, args):
     start = time.perf_counter()
     out = subprocess.run([binary, *args], cwd=cwd, capture_output=True, text=True)
@@ -164,18 +214,18 @@ def main():
         for i in range(args.runs):
             remote.append(run(binary, work, ["run", "workflow.yaml", "--run-id", f"restate-{i}", "--on", on]))
 
-        start = time.perf_counter()
-        batch = [
-            subprocess.Popen(
-                [binary, "run", "workflow.yaml", "--run-id", f"many-{i}", "--on", on],
-                cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            )
-            for i in range(args.concurrent)
-        ]
-        for p in batch:
-            if p.wait() != 0:
-                sys.exit(f"restate_flow: a concurrent run failed: {p.stderr.read()}")
-        concurrent = time.perf_counter() - start
+        concurrent = concurrent_runs(binary, work, on, "many", args.concurrent)
+        # A second endpoint, both behind a balancer registered as the service's new deployment.
+        second = free_port()
+        procs.append(subprocess.Popen(
+            [binary, "serve", "--restate", "--bind", f"127.0.0.1:{second}"],
+            cwd=work, stdout=serve_log, stderr=serve_log,
+        ))
+        wait_for("the second endpoint", lambda: socket.create_connection(("127.0.0.1", second), 1).close() or True)
+        front = balancer([endpoint, second])
+        http("POST", admin, "/deployments", {"uri": f"http://127.0.0.1:{front}", "force": True})
+        concurrent_runs(binary, work, on, "warm-two", 2)
+        concurrent_two = concurrent_runs(binary, work, on, "two", args.concurrent)
 
         query = {
             "query": "SELECT SUM(j.raw_length) AS bytes, COUNT(*) AS entries FROM sys_journal j "
@@ -202,8 +252,10 @@ def main():
         print(f"| per step | {ml / n * 1000:.2f} ms | {mr / n * 1000:.2f} ms | |")
         print(f"| Restate's overhead per step (difference of the means) | | "
               f"{(mr - ml) / n * 1000:.2f} ms | |")
-        print(f"| {args.concurrent} concurrent runs (`run --on`), wall | | {concurrent:.2f} s "
+        print(f"| {args.concurrent} concurrent runs (`run --on`), wall, one endpoint | | {concurrent:.2f} s "
               f"({args.concurrent / concurrent:.2f} runs/s, {args.concurrent * n / concurrent:.1f} steps/s) | |")
+        print(f"| the same, two endpoints behind a round-robin balancer | | {concurrent_two:.2f} s "
+              f"({args.concurrent / concurrent_two:.2f} runs/s) | {concurrent / concurrent_two:.2f}× one endpoint's throughput |")
         print(f"| bytes per run | {local_bytes:,.0f} (store file growth) | "
               f"{journal['bytes']:,} journaled in {journal['entries']} entries + {state['bytes']:,} of state | |")
         print(f"| `status` polls of one run (each a small invocation) | | {polls['n']} | |")
