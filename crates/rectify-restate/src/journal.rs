@@ -12,6 +12,8 @@ use rectify_provider::{
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::artifacts::{ArtifactError, ArtifactStore, INLINE_LIMIT, Text};
+
 /// One call waiting for the handler.
 pub(crate) struct Call {
     /// The provider that makes the call.
@@ -22,12 +24,20 @@ pub(crate) struct Call {
     pub(crate) reply: oneshot::Sender<Result<Response, ProviderError>>,
 }
 
-/// What the journal keeps of a call: its answer, or the provider's failure (a failure is an
+/// What the journal keeps of a call: its answer (with a text or raw body larger than
+/// [`INLINE_LIMIT`] in the artifact store), or the provider's failure (a failure is an
 /// outcome too: a replay must fail the same way, not call again).
 #[derive(Serialize, Deserialize)]
 pub(crate) enum Journaled {
     /// The provider answered.
-    Answer(Response),
+    Answer {
+        /// The response, with `text` and `raw` moved to the fields below.
+        response: Response,
+        /// The answer text.
+        text: Text,
+        /// The raw body.
+        raw: Text,
+    },
     /// The provider gave up.
     Failed {
         /// What went wrong.
@@ -40,22 +50,45 @@ pub(crate) enum Journaled {
 }
 
 impl Journaled {
-    /// Makes the call.
-    pub(crate) async fn make(provider: &dyn Provider, request: &Request) -> Journaled {
-        match provider.complete(request).await {
-            Ok(response) => Journaled::Answer(response),
+    /// Makes the call; a large answer goes to `store`.
+    pub(crate) async fn make(
+        provider: &dyn Provider,
+        request: &Request,
+        store: &dyn ArtifactStore,
+    ) -> Result<Journaled, ArtifactError> {
+        Ok(match provider.complete(request).await {
+            Ok(mut response) => {
+                let text = Text::keep(std::mem::take(&mut response.text), INLINE_LIMIT, store)?;
+                let raw = Text::keep(std::mem::take(&mut response.raw), INLINE_LIMIT, store)?;
+                Journaled::Answer {
+                    response,
+                    text,
+                    raw,
+                }
+            }
             Err(e) => Journaled::Failed {
                 kind: e.kind,
                 provider: e.provider,
                 retries: e.retries,
             },
-        }
+        })
     }
 
-    /// The call's result as the engine sees it.
-    pub(crate) fn into_result(self) -> Result<Response, ProviderError> {
-        match self {
-            Journaled::Answer(response) => Ok(response),
+    /// The call's result as the engine sees it (large texts read back from `store`).
+    pub(crate) fn into_result(
+        self,
+        store: &dyn ArtifactStore,
+    ) -> Result<Result<Response, ProviderError>, ArtifactError> {
+        Ok(match self {
+            Journaled::Answer {
+                mut response,
+                text,
+                raw,
+            } => {
+                response.text = text.take(store)?;
+                response.raw = raw.take(store)?;
+                Ok(response)
+            }
             Journaled::Failed {
                 kind,
                 provider,
@@ -65,7 +98,7 @@ impl Journaled {
                 e.retries = retries;
                 Err(e)
             }
-        }
+        })
     }
 }
 

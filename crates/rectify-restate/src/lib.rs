@@ -12,11 +12,14 @@
 //!
 //! Each pause (a human step, an exhausted step) is a durable promise: the handler waits on it
 //! until a person decides (`rectify resume --on`), across endpoint and server restarts.
+//! Answers larger than [`artifacts::INLINE_LIMIT`] are kept in a content-addressed store
+//! ([`artifacts`]); the journal keeps their hash.
 //!
 //! What this first version does not do yet (see `docs/distributed.md`): independent steps run
 //! one at a time (a replay must make its calls in the same order); files written by a command
-//! agent are on the working directory's disk, not in the journal.
+//! agent are on the working directory's disk, not in the journal or the artifact store.
 
+pub mod artifacts;
 pub mod client;
 mod journal;
 pub mod service;

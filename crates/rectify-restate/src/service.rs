@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use crate::artifacts::DirStore;
 use crate::journal::{Call, Journaled, JournaledFactory};
 
 /// The service's name in Restate (the ingress path is `/RectifyRun/{run id}/run`).
@@ -219,7 +220,14 @@ async fn execute(
         });
         options
     };
-    let mut journal = Journal { ctx, made: 0 };
+    let artifacts = Arc::new(DirStore::new(
+        request.workdir.join(".rectify").join("artifacts"),
+    ));
+    let mut journal = Journal {
+        ctx,
+        made: 0,
+        artifacts,
+    };
     let first = rectify_flow::run(workflow, Arc::clone(&store), options());
     let mut summary = journal.drive(&mut queue, first).await?;
     let mut pauses = 0u32;
@@ -254,6 +262,8 @@ struct Journal<'a, 'ctx> {
     ctx: &'a WorkflowContext<'ctx>,
     /// Calls made so far (names the journal entries).
     made: u32,
+    /// Where answers too large for the journal go.
+    artifacts: Arc<DirStore>,
 }
 
 impl Journal<'_, '_> {
@@ -281,13 +291,22 @@ impl Journal<'_, '_> {
             request,
             reply,
         } = call;
+        let store = Arc::clone(&self.artifacts);
         let journaled = self
             .ctx
-            .run(|| async move { Ok(Json(Journaled::make(provider.as_ref(), &request).await)) })
+            .run(|| async move {
+                let made = Journaled::make(provider.as_ref(), &request, store.as_ref()).await?;
+                Ok(Json(made))
+            })
             .name(format!("call {}", self.made))
             .await?;
+        // A missing or changed artifact is an error of this attempt (retried: shared storage
+        // may come back), never another answer.
+        let result = journaled
+            .into_inner()
+            .into_result(self.artifacts.as_ref())?;
         // The engine waits for every call it starts, so the receiver is there.
-        let _ = reply.send(journaled.into_inner().into_result());
+        let _ = reply.send(result);
         Ok(())
     }
 

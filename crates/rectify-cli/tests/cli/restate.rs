@@ -143,14 +143,14 @@ fn endpoint(port: u16, dir: &Path) -> Killed {
     Killed(child)
 }
 
-/// One HTTP/1.1 request; `None` when nothing answers.
+/// One HTTP/1.0 request (so the answer is not chunked); `None` when nothing answers.
 fn http(method: &str, port: u16, path: &str, body: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .ok()?;
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).ok()?;
@@ -180,8 +180,12 @@ if [ "$RECTIFY_STEP" = a2 ] && [ ! -e slow.done ]; then
   sleep 30
 fi
 name=$(printf '%s\n' "$prompt" | grep -o 'TASK=[a-z0-9]*' | head -n1)
+pad=""
+if [ "$RECTIFY_STEP" = a1 ] && [ -e big.on ]; then
+  pad=$(head -c 300000 /dev/zero | tr '\0' x)
+fi
 echo "end $RECTIFY_STEP" >> calls.log
-printf 'Here it is:\n```json\n{"id": "%s", "n": 1,}\n```\n' "${name#TASK=}"
+printf 'Here it is:\n```json\n{"id": "%s", "n": 1, "pad": "%s",}\n```\n' "${name#TASK=}" "$pad"
 "#;
 
 fn workdir() -> tempfile::TempDir {
@@ -601,6 +605,67 @@ fn two_endpoints_share_twenty_concurrent_runs() {
             "endpoint {pid} made no call: {pids}"
         );
     }
+}
+
+#[test]
+fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay() {
+    let Some(binary) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let work = workdir();
+    std::fs::write(work.path().join("big.on"), "").unwrap();
+    let port = free_port();
+    let first = endpoint(port, work.path());
+    server.register(port);
+    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args([
+            "run",
+            "workflow.yaml",
+            "--run-id",
+            "big",
+            "--output",
+            "json",
+            "--on",
+        ])
+        .arg(format!("restate://127.0.0.1:{}", server.ingress))
+        .current_dir(work.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("a2's first call", Duration::from_secs(60), || {
+        calls(work.path()).contains(&"start a2".to_owned())
+    });
+    // The replay on another endpoint reads a1's answer back from the artifact store.
+    drop(first);
+    let _second = endpoint(port, work.path());
+    let output = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let log = calls(work.path());
+    assert_eq!(count(&log, "start a1"), 1, "{log:?}");
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(work.path().join("answers/a1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(saved["pad"].as_str().unwrap().len(), 300_000);
+    let stored: Vec<u64> = std::fs::read_dir(work.path().join(".rectify/artifacts"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .collect();
+    assert!(stored.iter().any(|&n| n > 300_000), "{stored:?}");
+    // No journal entry of the run holds the 300 KB.
+    let query = r#"{"query": "SELECT MAX(j.raw_length) AS largest FROM sys_journal j JOIN sys_invocation i ON j.id = i.id WHERE i.target_service_key = 'big' AND i.target_handler_name = 'run'"}"#;
+    let (status, text) = http("POST", server.admin, "/query", query).unwrap();
+    assert_eq!(status, 200, "{text}");
+    let largest = serde_json::from_str::<Value>(&text).unwrap()["rows"][0]["largest"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        largest < 64 * 1024,
+        "largest journal entry: {largest} bytes"
+    );
 }
 
 #[test]
