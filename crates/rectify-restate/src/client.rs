@@ -30,6 +30,11 @@ pub enum ClientError {
         /// Restate's message.
         message: String,
     },
+    /// A run with this id was started before (a workflow runs once per key).
+    #[error(
+        "a run `{0}` already exists on Restate: `rectify status {0} --on …` shows it, `rectify resume {0} --on …` continues it"
+    )]
+    Exists(String),
     /// The answer was not the run's summary.
     #[error("Restate's answer for {url} is not a run summary: {message}")]
     Answer {
@@ -87,7 +92,15 @@ impl Client {
             url: url.clone(),
             message: e.to_string(),
         })?;
-        self.post(&url, Some(body)).await?;
+        let sent = self.post(&url, Some(body)).await?;
+        let accepted: serde_json::Value =
+            serde_json::from_str(&sent).map_err(|e| ClientError::Answer {
+                url: url.clone(),
+                message: e.to_string(),
+            })?;
+        if accepted["status"] == "PreviouslyAccepted" {
+            return Err(ClientError::Exists(run_id.to_owned()));
+        }
         self.wait(run_id, 0).await
     }
 

@@ -590,6 +590,11 @@ fn two_endpoints_share_twenty_concurrent_runs() {
         let summary: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(summary["status"], "completed", "{summary:#}");
     }
+    // A run id names one run: starting it again is refused, not answered with the old run.
+    let again = ["run", "workflow.yaml", "--run-id", "shared-0", "--on", &on];
+    let (code, _, stderr) = rectify_in(work.path(), &again);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("already exists"), "{stderr}");
     // 80 calls, each made once, and both endpoints made some of them.
     let log = calls(work.path());
     assert_eq!(
