@@ -12,8 +12,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// The server binary, or `None` (the test then only says why it did not run).
-fn server_binary() -> Option<PathBuf> {
+/// One Restate test at a time: each starts its own server (or three), and on a 2-core machine
+/// several at once starve each other past the waits' limits.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The server binary, or `None` (the test then only says why it did not run), with the lock
+/// that keeps the Restate tests one at a time.
+fn server_binary() -> Option<(PathBuf, std::sync::MutexGuard<'static, ()>)> {
     let path = std::env::var_os("RECTIFY_RESTATE_SERVER").map(PathBuf::from);
     if path.is_none() {
         assert!(
@@ -24,7 +29,10 @@ fn server_binary() -> Option<PathBuf> {
             "RECTIFY_RESTATE_SERVER is not set (scripts/restate.sh installs the server): not run"
         );
     }
-    path
+    let guard = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    path.map(|p| (p, guard))
 }
 
 fn free_port() -> u16 {
@@ -100,7 +108,7 @@ impl Server {
         self.process = Some(Killed(child));
         wait_until(
             "the Restate server answers",
-            Duration::from_secs(60),
+            Duration::from_secs(180),
             || http("GET", admin, "/health", "").is_some_and(|(status, _)| status == 200),
         );
     }
@@ -118,6 +126,65 @@ impl Server {
             (200..300).contains(&status),
             "registration: {status} {text}"
         );
+    }
+}
+
+/// Three Restate nodes in one cluster (replicated metadata and log, replication 2), each with
+/// every role, as `docs/distributed.md` describes.
+struct Cluster {
+    nodes: Vec<Option<Killed>>,
+    _data: tempfile::TempDir,
+    admin: Vec<u16>,
+    ingress: Vec<u16>,
+}
+
+impl Cluster {
+    fn start(binary: &Path) -> Cluster {
+        let data = tempfile::tempdir().unwrap();
+        let fabric: Vec<u16> = (0..3).map(|_| free_port()).collect();
+        let admin: Vec<u16> = (0..3).map(|_| free_port()).collect();
+        let ingress: Vec<u16> = (0..3).map(|_| free_port()).collect();
+        let addresses: Vec<String> = fabric
+            .iter()
+            .map(|p| format!("\"http://127.0.0.1:{p}/\""))
+            .collect();
+        let mut nodes = Vec::new();
+        for i in 0..3 {
+            let dir = data.path().join(format!("n{i}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let config = format!(
+                "node-name = \"n{i}\"\ncluster-name = \"rectify-test\"\nauto-provision = {}\ndefault-replication = 2\nadvertised-address = \"http://127.0.0.1:{f}/\"\nbind-address = \"127.0.0.1:{f}\"\nroles = [\"worker\", \"admin\", \"log-server\", \"metadata-server\", \"http-ingress\"]\n\n[metadata-client]\naddresses = [{}]\n\n[bifrost]\ndefault-provider = \"replicated\"\n\n[admin]\nbind-address = \"127.0.0.1:{}\"\n\n[ingress]\nbind-address = \"127.0.0.1:{}\"\n",
+                i == 0,
+                addresses.join(", "),
+                admin[i],
+                ingress[i],
+                f = fabric[i],
+            );
+            std::fs::write(dir.join("node.toml"), config).unwrap();
+            let log = std::fs::File::create(dir.join("node.log")).unwrap();
+            let child = Command::new(binary)
+                .args(["--no-logo", "--listen-mode", "tcp", "--config-file"])
+                .arg(dir.join("node.toml"))
+                .arg("--base-dir")
+                .arg(&dir)
+                .env("RESTATE_DISABLE_TELEMETRY", "true")
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .spawn()
+                .unwrap();
+            nodes.push(Some(Killed(child)));
+        }
+        for &port in &admin {
+            wait_until("a cluster node answers", Duration::from_secs(180), || {
+                http("GET", port, "/health", "").is_some_and(|(status, _)| status == 200)
+            });
+        }
+        Cluster {
+            nodes,
+            _data: data,
+            admin,
+            ingress,
+        }
     }
 }
 
@@ -149,8 +216,14 @@ fn http(method: &str, port: u16, path: &str, body: &str) -> Option<(u16, String)
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .ok()?;
+    // A handler without input wants no content type.
+    let kind = if body.is_empty() {
+        ""
+    } else {
+        "Content-Type: application/json\r\n"
+    };
     let request = format!(
-        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n{kind}Accept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).ok()?;
@@ -253,7 +326,7 @@ fn count(log: &[String], line: &str) -> usize {
 
 #[test]
 fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_call() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let server = Server::start(&binary);
@@ -278,7 +351,7 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("a2's first call", Duration::from_secs(60), || {
+    wait_until("a2's first call", Duration::from_secs(180), || {
         calls(work.path()).contains(&"start a2".to_owned())
     });
     // kill -9 the endpoint in the middle of a2's call, then start another on the same port.
@@ -315,7 +388,7 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
 
 #[test]
 fn a_run_survives_the_restate_server_killed_mid_step() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let mut server = Server::start(&binary);
@@ -340,7 +413,7 @@ fn a_run_survives_the_restate_server_killed_mid_step() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("a2's first call", Duration::from_secs(60), || {
+    wait_until("a2's first call", Duration::from_secs(180), || {
         calls(work.path()).contains(&"start a2".to_owned())
     });
     // kill -9 the server in the middle of a2's call (the client's connection breaks with it),
@@ -381,7 +454,7 @@ fn rectify_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
 
 #[test]
 fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved_with_resume_on() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let server = Server::start(&binary);
@@ -468,7 +541,7 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
 
 #[test]
 fn an_edit_sent_with_resume_on_replaces_what_the_gate_shows() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let server = Server::start(&binary);
@@ -546,7 +619,7 @@ fn balancer(backends: Vec<u16>) -> u16 {
 
 #[test]
 fn two_endpoints_share_twenty_concurrent_runs() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let server = Server::start(&binary);
@@ -614,7 +687,7 @@ fn two_endpoints_share_twenty_concurrent_runs() {
 
 #[test]
 fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay() {
-    let Some(binary) = server_binary() else {
+    let Some((binary, _serial)) = server_binary() else {
         return;
     };
     let server = Server::start(&binary);
@@ -639,7 +712,7 @@ fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay()
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("a2's first call", Duration::from_secs(60), || {
+    wait_until("a2's first call", Duration::from_secs(180), || {
         calls(work.path()).contains(&"start a2".to_owned())
     });
     // The replay on another endpoint reads a1's answer back from the artifact store.
@@ -671,6 +744,67 @@ fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay()
         largest < 64 * 1024,
         "largest journal entry: {largest} bytes"
     );
+}
+
+#[test]
+fn a_run_survives_one_node_of_a_three_node_cluster_killed_mid_step() {
+    let Some((binary, _serial)) = server_binary() else {
+        return;
+    };
+    let mut cluster = Cluster::start(&binary);
+    let work = workdir();
+    let port = free_port();
+    let _endpoint = endpoint(port, work.path());
+    let body = format!(r#"{{"uri": "http://127.0.0.1:{port}"}}"#);
+    // Registration may wait for the cluster to finish provisioning.
+    wait_until(
+        "the endpoint's registration",
+        Duration::from_secs(180),
+        || {
+            http("POST", cluster.admin[0], "/deployments", &body)
+                .is_some_and(|(status, _)| (200..300).contains(&status))
+        },
+    );
+    // The other nodes learn of the deployment from the cluster's metadata a moment later.
+    wait_until(
+        "the service known to node 1's ingress",
+        Duration::from_secs(180),
+        || {
+            http("POST", cluster.ingress[1], "/RectifyRun/probe/status", "")
+                .is_some_and(|(status, _)| status == 200)
+        },
+    );
+    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args([
+            "run",
+            "workflow.yaml",
+            "--run-id",
+            "clustered",
+            "--output",
+            "json",
+            "--on",
+        ])
+        .arg(format!("restate://127.0.0.1:{}", cluster.ingress[1]))
+        .current_dir(work.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("a2's first call", Duration::from_secs(180), || {
+        calls(work.path()).contains(&"start a2".to_owned())
+    });
+    // kill -9 the node that provisioned the cluster while a2's agent works.
+    cluster.nodes[0] = None;
+    let output = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let log = calls(work.path());
+    for step in ["a1", "a3", "a4"] {
+        assert_eq!(count(&log, &format!("start {step}")), 1, "{log:?}");
+    }
 }
 
 #[test]
