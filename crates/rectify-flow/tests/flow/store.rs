@@ -229,3 +229,21 @@ fn a_store_that_cannot_be_written_stops_the_run_and_resume_continues_it() {
     assert!((2..=3).contains(&calls), "{calls} calls");
     assert_eq!(f.read("two.txt"), format!("v{calls}\n"));
 }
+
+#[test]
+fn the_store_and_its_journal_files_are_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    revised(&f);
+    let (_, store) = f.run(&[]);
+    let dir = f.work.join(".rectify");
+    // Checked while the store is open, so SQLite's WAL and shared-memory files exist.
+    for name in ["rectify.db", "rectify.db-wal", "rectify.db-shm"] {
+        let path = dir.join(name);
+        if name == "rectify.db" || path.exists() {
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{name} has mode {mode:o}");
+        }
+    }
+    drop(store);
+}
