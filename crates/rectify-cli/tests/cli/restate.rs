@@ -808,6 +808,76 @@ fn a_run_survives_one_node_of_a_three_node_cluster_killed_mid_step() {
 }
 
 #[test]
+fn the_feature_example_runs_on_restate_paused_for_approval_and_approved() {
+    let Some((binary, _serial)) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let ex = crate::workflows::Example::new("feature");
+    let port = free_port();
+    let _endpoint = endpoint(port, &ex.path);
+    server.register(port);
+    let on = format!("restate://127.0.0.1:{}", server.ingress);
+    let workflow = ex.file("workflow.yaml");
+    let workdir = ex.path.to_string_lossy().into_owned();
+    let run = [
+        "run",
+        workflow.to_str().unwrap(),
+        "--workdir",
+        &workdir,
+        "--run-id",
+        "feat",
+        "--output",
+        "json",
+        "--on",
+        &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(&ex.path, &run);
+    assert_eq!(code, Some(3), "waiting for a person\n{stdout}\n{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["waiting"]["step"], "approve", "{v:#}");
+    // The planner's broken cross-file reference was repaired by the repair agent, as locally.
+    assert_eq!(ex.prompts("repairer").len(), 1);
+    assert!(!ex.read("specs/feat/tasks.yaml").contains("phase-3"));
+    assert!(
+        ex.prompts("coder").is_empty(),
+        "nothing implemented before the approval"
+    );
+    let resume = [
+        "resume",
+        "feat",
+        "--approve",
+        "--workdir",
+        &workdir,
+        "--output",
+        "json",
+        "--on",
+        &on,
+    ];
+    let (code, stdout, stderr) = rectify_in(&ex.path, &resume);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["status"], "completed", "{v:#}");
+    let implemented: Vec<&Value> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["id"].as_str().unwrap().starts_with("implement["))
+        .collect();
+    assert_eq!(implemented.len(), 4, "{v:#}");
+    assert!(
+        implemented
+            .iter()
+            .all(|s| s["status"] == "done" || s["status"] == "done_with_warnings"),
+        "{v:#}"
+    );
+    // Each producer asked once: nothing before the pause was asked again after it.
+    for role in ["analyst", "researcher", "planner"] {
+        assert_eq!(ex.prompts(role).len(), 1, "{role}");
+    }
+}
+
+#[test]
 fn a_configuration_mistake_exits_2_before_restate_is_called() {
     let work = workdir();
     std::fs::write(

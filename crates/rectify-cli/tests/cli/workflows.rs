@@ -10,24 +10,24 @@ use serde_json::Value;
 use crate::support::{Run, json, rectify, root};
 
 /// A temporary copy of `examples/workflows/NAME` (without outputs of earlier runs in place).
-struct Example {
+pub(crate) struct Example {
     _dir: tempfile::TempDir,
-    path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 impl Example {
-    fn new(name: &str) -> Example {
+    pub(crate) fn new(name: &str) -> Example {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
         copy_dir(&root().join("examples/workflows").join(name), &path);
         Example { _dir: dir, path }
     }
 
-    fn file(&self, rel: &str) -> PathBuf {
+    pub(crate) fn file(&self, rel: &str) -> PathBuf {
         self.path.join(rel)
     }
 
-    fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
 
@@ -56,7 +56,7 @@ impl Example {
     }
 
     /// The prompts the stand-in `role` received, in order.
-    fn prompts(&self, role: &str) -> Vec<String> {
+    pub(crate) fn prompts(&self, role: &str) -> Vec<String> {
         let mut prompts = Vec::new();
         let mut n = 1;
         while let Ok(text) = std::fs::read_to_string(self.file(&format!(".prompts/{role}-{n}.txt")))
