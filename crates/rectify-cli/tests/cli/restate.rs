@@ -312,6 +312,32 @@ fn gated_workdir() -> tempfile::TempDir {
     work
 }
 
+/// `rectify run workflow.yaml --on` the ingress on `ingress`, in the background, once its
+/// agent is in the middle of a2's first call (the moment the tests kill something).
+fn run_until_a2(dir: &Path, run_id: &str, ingress: u16) -> Child {
+    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+        .args([
+            "run",
+            "workflow.yaml",
+            "--output",
+            "json",
+            "--run-id",
+            run_id,
+            "--on",
+        ])
+        .arg(format!("restate://127.0.0.1:{ingress}"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("a2's first call", Duration::from_secs(180), || {
+        calls(dir).contains(&"start a2".to_owned())
+    });
+    run
+}
+
 fn calls(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("calls.log"))
         .unwrap_or_default()
@@ -334,26 +360,7 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
     let port = free_port();
     let first = endpoint(port, work.path());
     server.register(port);
-    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
-        .args([
-            "run",
-            "workflow.yaml",
-            "--run-id",
-            "journaled-1",
-            "--output",
-            "json",
-            "--on",
-        ])
-        .arg(format!("restate://127.0.0.1:{}", server.ingress))
-        .current_dir(work.path())
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_until("a2's first call", Duration::from_secs(180), || {
-        calls(work.path()).contains(&"start a2".to_owned())
-    });
+    let run = run_until_a2(work.path(), "journaled-1", server.ingress);
     // kill -9 the endpoint in the middle of a2's call, then start another on the same port.
     drop(first);
     let _second = endpoint(port, work.path());
@@ -396,26 +403,7 @@ fn a_run_survives_the_restate_server_killed_mid_step() {
     let port = free_port();
     let _endpoint = endpoint(port, work.path());
     server.register(port);
-    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
-        .args([
-            "run",
-            "workflow.yaml",
-            "--run-id",
-            "journaled-2",
-            "--output",
-            "json",
-            "--on",
-        ])
-        .arg(format!("restate://127.0.0.1:{}", server.ingress))
-        .current_dir(work.path())
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_until("a2's first call", Duration::from_secs(180), || {
-        calls(work.path()).contains(&"start a2".to_owned())
-    });
+    let run = run_until_a2(work.path(), "journaled-2", server.ingress);
     // kill -9 the server in the middle of a2's call (the client's connection breaks with it),
     // then start it again on the same data.
     server.kill();
@@ -696,25 +684,7 @@ fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay()
     let port = free_port();
     let first = endpoint(port, work.path());
     server.register(port);
-    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
-        .args([
-            "run",
-            "workflow.yaml",
-            "--run-id",
-            "big",
-            "--output",
-            "json",
-            "--on",
-        ])
-        .arg(format!("restate://127.0.0.1:{}", server.ingress))
-        .current_dir(work.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_until("a2's first call", Duration::from_secs(180), || {
-        calls(work.path()).contains(&"start a2".to_owned())
-    });
+    let run = run_until_a2(work.path(), "big", server.ingress);
     // The replay on another endpoint reads a1's answer back from the artifact store.
     drop(first);
     let _second = endpoint(port, work.path());
@@ -774,25 +744,7 @@ fn a_run_survives_one_node_of_a_three_node_cluster_killed_mid_step() {
                 .is_some_and(|(status, _)| status == 200)
         },
     );
-    let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
-        .args([
-            "run",
-            "workflow.yaml",
-            "--run-id",
-            "clustered",
-            "--output",
-            "json",
-            "--on",
-        ])
-        .arg(format!("restate://127.0.0.1:{}", cluster.ingress[1]))
-        .current_dir(work.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_until("a2's first call", Duration::from_secs(180), || {
-        calls(work.path()).contains(&"start a2".to_owned())
-    });
+    let run = run_until_a2(work.path(), "clustered", cluster.ingress[1]);
     // kill -9 the node that provisioned the cluster while a2's agent works.
     cluster.nodes[0] = None;
     let output = run.wait_with_output().unwrap();
