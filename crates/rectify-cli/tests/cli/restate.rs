@@ -440,23 +440,30 @@ fn rectify_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
-#[test]
-fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved_with_resume_on() {
-    let Some((binary, _serial)) = server_binary() else {
-        return;
-    };
-    let server = Server::start(&binary);
+/// A server, an endpoint, and the gated workflow run to its pause at `gate`.
+struct Gated {
+    _server: Server,
+    work: tempfile::TempDir,
+    endpoint: Killed,
+    port: u16,
+    on: String,
+    /// What `run --on` printed at the pause.
+    summary: Value,
+}
+
+fn run_to_gate(binary: &Path, run_id: &str) -> Gated {
+    let server = Server::start(binary);
     // a1, then a person decides, then a2.
     let work = gated_workdir();
     let port = free_port();
-    let first = endpoint(port, work.path());
+    let endpoint = endpoint(port, work.path());
     server.register(port);
     let on = format!("restate://127.0.0.1:{}", server.ingress);
     let args = [
         "run",
         "workflow.yaml",
         "--run-id",
-        "gated",
+        run_id,
         "--output",
         "json",
         "--on",
@@ -471,6 +478,29 @@ fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["status"], "waiting", "{summary:#}");
     assert_eq!(summary["waiting"]["step"], "gate", "{summary:#}");
+    Gated {
+        _server: server,
+        work,
+        endpoint,
+        port,
+        on,
+        summary,
+    }
+}
+
+#[test]
+fn a_human_pause_is_a_durable_promise_that_survives_the_endpoint_and_is_approved_with_resume_on() {
+    let Some((binary, _serial)) = server_binary() else {
+        return;
+    };
+    let Gated {
+        _server,
+        work,
+        endpoint: first,
+        port,
+        on,
+        summary,
+    } = run_to_gate(&binary, "gated");
     assert_eq!(summary["waiting"]["message"], "Is a1 right?", "{summary:#}");
     let status = ["status", "gated", "--output", "json", "--on", &on];
     let (code, stdout, stderr) = rectify_in(work.path(), &status);
@@ -532,25 +562,14 @@ fn an_edit_sent_with_resume_on_replaces_what_the_gate_shows() {
     let Some((binary, _serial)) = server_binary() else {
         return;
     };
-    let server = Server::start(&binary);
-    // a1, then a person decides, then a2.
-    let work = gated_workdir();
-    let port = free_port();
-    let _endpoint = endpoint(port, work.path());
-    server.register(port);
-    let on = format!("restate://127.0.0.1:{}", server.ingress);
-    let args = [
-        "run",
-        "workflow.yaml",
-        "--run-id",
-        "edited",
-        "--output",
-        "json",
-        "--on",
-        &on,
-    ];
-    let (code, stdout, stderr) = rectify_in(work.path(), &args);
-    assert_eq!(code, Some(3), "{stdout}\n{stderr}");
+    // Every part bound: what `..` leaves out is dropped here (the endpoint would be killed).
+    let Gated {
+        _server,
+        work,
+        endpoint: _endpoint,
+        on,
+        ..
+    } = run_to_gate(&binary, "edited");
     // The person's version, in a file outside the working directory (their machine).
     let theirs = tempfile::tempdir().unwrap();
     let mine = theirs.path().join("a1.json");
