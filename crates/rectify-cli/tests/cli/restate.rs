@@ -338,6 +338,22 @@ fn run_until_a2(dir: &Path, run_id: &str, ingress: u16) -> Child {
     run
 }
 
+/// Waits for a `run --on --output json` started by [`run_until_a2`]: it exits 0 with a
+/// completed run's summary, which is returned.
+fn completed(run: Child) -> Value {
+    let output = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(summary["status"], "completed", "{summary:#}");
+    summary
+}
+
 fn calls(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("calls.log"))
         .unwrap_or_default()
@@ -364,16 +380,7 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
     // kill -9 the endpoint in the middle of a2's call, then start another on the same port.
     drop(first);
     let _second = endpoint(port, work.path());
-    let output = run.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stdout: {stdout}\nstderr: {stderr}"
-    );
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(summary["status"], "completed", "{summary:#}");
+    let summary = completed(run);
     let steps = summary["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 4);
     assert!(steps.iter().all(|s| s["status"] == "done"), "{summary:#}");
@@ -408,16 +415,7 @@ fn a_run_survives_the_restate_server_killed_mid_step() {
     // then start it again on the same data.
     server.kill();
     server.spawn();
-    let output = run.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stdout: {stdout}\nstderr: {stderr}"
-    );
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(summary["status"], "completed", "{summary:#}");
+    completed(run);
     let log = calls(work.path());
     assert_eq!(count(&log, "start a1"), 1, "{log:?}");
     assert!((1..=2).contains(&count(&log, "start a2")), "{log:?}");
@@ -707,9 +705,7 @@ fn an_answer_too_large_for_the_journal_is_kept_by_hash_and_read_back_on_replay()
     // The replay on another endpoint reads a1's answer back from the artifact store.
     drop(first);
     let _second = endpoint(port, work.path());
-    let output = run.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    completed(run);
     let log = calls(work.path());
     assert_eq!(count(&log, "start a1"), 1, "{log:?}");
     let saved: Value = serde_json::from_str(
@@ -766,12 +762,7 @@ fn a_run_survives_one_node_of_a_three_node_cluster_killed_mid_step() {
     let run = run_until_a2(work.path(), "clustered", cluster.ingress[1]);
     // kill -9 the node that provisioned the cluster while a2's agent works.
     cluster.nodes[0] = None;
-    let output = run.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
-    let summary: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(summary["status"], "completed", "{summary:#}");
+    completed(run);
     let log = calls(work.path());
     for step in ["a1", "a3", "a4"] {
         assert_eq!(count(&log, &format!("start {step}")), 1, "{log:?}");
