@@ -70,7 +70,21 @@ impl Sqlite {
 
     fn init(conn: Connection, path: Option<PathBuf>) -> Result<Sqlite, StoreError> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // Switching a new file to WAL needs an exclusive lock, and SQLite answers "database is
+        // locked" at once, without the busy handler, when two processes that both read the
+        // file try it together (seen in CI: four runs starting in one new store). Retried.
+        let start = std::time::Instant::now();
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy
+                        && start.elapsed() < std::time::Duration::from_secs(5) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => break other?,
+            }
+        }
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&conn)?;
