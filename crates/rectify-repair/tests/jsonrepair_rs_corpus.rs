@@ -1,5 +1,6 @@
-//! The jsonrepair-rs corpus (`corpus/jsonrepair_rs.jsonl`, see `corpus/README.md`): cases
-//! taken from the jsonrepair-rs crate's own tests. A quarter of them (`measured_only`) are
+//! The corpora taken from other repair tools' own tests (`corpus/jsonrepair_rs.jsonl` from
+//! the jsonrepair-rs crate, `corpus/best_effort_json_parser.jsonl` from the npm package
+//! best-effort-json-parser; see `corpus/README.md`). A quarter of them (`measured_only`) are
 //! measured and printed, never asserted or tuned on; on the rest, the number of cases
 //! rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
 //! part's misses.
@@ -9,8 +10,12 @@
 use rectify_repair::{RepairOptions, repair};
 use serde_json::Value;
 
-/// Cases of the tuned part repaired to the expected value when this test was written.
-const FLOOR: usize = 313;
+/// Cases of the jsonrepair-rs corpus's tuned part repaired to the expected value when this
+/// test was last raised.
+const JSONREPAIR_RS_FLOOR: usize = 313;
+
+/// The same for the best-effort-json-parser corpus.
+const BEST_EFFORT_FLOOR: usize = 64;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {
@@ -28,10 +33,29 @@ fn same(a: &Value, b: &Value) -> bool {
 
 #[test]
 fn jsonrepair_rs_cases() {
+    run_corpus(
+        "jsonrepair-rs",
+        include_str!("corpus/jsonrepair_rs.jsonl"),
+        JSONREPAIR_RS_FLOOR,
+    );
+}
+
+#[test]
+fn best_effort_json_parser_cases() {
+    run_corpus(
+        "best-effort-json-parser",
+        include_str!("corpus/best_effort_json_parser.jsonl"),
+        BEST_EFFORT_FLOOR,
+    );
+}
+
+/// Repairs every case of `corpus` with `--unsafe`, prints the tuned and measured-only
+/// scores, and asserts that the tuned part does not fall below `floor`.
+fn run_corpus(name: &str, corpus: &str, floor: usize) {
     let options = RepairOptions::default().with_unsafe(true);
     let (mut tuned, mut tuned_pass, mut held, mut held_pass) = (0, 0, 0, 0);
     let mut misses = Vec::new();
-    for line in include_str!("corpus/jsonrepair_rs.jsonl").lines() {
+    for line in corpus.lines() {
         let case: Value = serde_json::from_str(line).unwrap();
         let input = case["input"].as_str().unwrap();
         let got = repair(input, &options).value;
@@ -54,10 +78,10 @@ fn jsonrepair_rs_cases() {
             }
         }
     }
-    println!("jsonrepair-rs corpus: tuned {tuned_pass}/{tuned}, measured-only {held_pass}/{held}");
+    println!("{name} corpus: tuned {tuned_pass}/{tuned}, measured-only {held_pass}/{held}");
     println!("tuned misses: {misses:?}");
     assert!(
-        tuned_pass >= FLOOR,
-        "{tuned_pass} < {FLOOR}; misses: {misses:?}"
+        tuned_pass >= floor,
+        "{name}: {tuned_pass} < {floor}; misses: {misses:?}"
     );
 }
