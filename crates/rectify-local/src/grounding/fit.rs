@@ -83,6 +83,7 @@ impl Context {
     /// The mentions that fit the field `name`, best first (see the module docs).
     pub fn numbers<'m>(&self, name: &str, fitting: Vec<&'m Mention>) -> Vec<&'m Mention> {
         let own = field_words(name);
+        let distinct = self.distinct(name, &own);
         let by_others = |m: &&Mention| {
             self.others(name)
                 .any(|f| f.numeric && Self::tags(&f.words, m))
@@ -93,12 +94,26 @@ impl Context {
             .filter(|m| Self::tags(&own, m))
             .collect();
         if !mine.is_empty() {
-            return prefer(mine, |m| !by_others(m));
+            let mine = prefer(mine, |m| !by_others(m));
+            return prefer(mine, |m| near(&distinct, &m.near_after));
         }
+        let fitting = prefer(fitting, |m| near(&distinct, &m.near_after));
+        let fitting = prefer(fitting, |m| {
+            near(&distinct, &m.near_after) || near(&distinct, &m.near_before)
+        });
         let rest = prefer(fitting, |m| {
             !self.others(name).any(|f| Self::tags(&f.words, m))
         });
         prefer(rest, |m| !m.glued && !m.compound)
+    }
+
+    /// The words of the field `name` (`own`) that no other field has: `day` of `day_kwh`
+    /// beside `night_kwh`.
+    fn distinct(&self, name: &str, own: &[String]) -> Vec<String> {
+        own.iter()
+            .filter(|w| !self.others(name).any(|f| names(&f.words, w)))
+            .cloned()
+            .collect()
     }
 
     /// The spans that fit the field `name` (see the module docs); `text` is the request's
@@ -119,7 +134,10 @@ impl Context {
             })
             .map(|m| m.written.value())
             .collect();
-        let spans = prefer(spans, |s| !starts_with_small_word(s));
+        let spans = prefer(spans, |s| !crosses_sentence(s));
+        let spans = prefer(spans, |s| {
+            !starts_with_small_word(s) && !ends_with_small_word(s)
+        });
         let spans = prefer(spans, |s| {
             !self
                 .reserved
@@ -136,12 +154,18 @@ impl Context {
         };
         let after = following(text, &own);
         let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
-        if words::is_proper(&own) {
+        if words::is_proper(&own) || words::is_agent(name) {
+            let spans = prefer(spans, |s| !s.contains(", "));
             prefer(spans, |s| shape::is_proper(s))
         } else {
             spans
         }
     }
+}
+
+/// Whether one of `words` is among `context` (words near a number).
+fn near(words: &[String], context: &[String]) -> bool {
+    context.iter().any(|c| names(words, c))
 }
 
 /// A span read as a number (`1,250.00` → 1250).
@@ -183,11 +207,59 @@ const LEADING: &[&str] = &[
     "and", "at", "by", "for", "from", "in", "into", "of", "on", "or", "to", "with",
 ];
 
-/// Whether `span` starts with one of the [`LEADING`] words.
-fn starts_with_small_word(span: &str) -> bool {
+/// Words a value does not start with besides [`LEADING`]: greetings, pronouns and
+/// sentence openers (`Hi Clara`, `I'm Grace Mensah`, `Please`, `My ICE 578`).
+const OPENERS: &[&str] = &[
+    "dear", "hello", "hi", "i", "i'm", "it", "it's", "kind", "my", "our", "please", "thanks",
+    "thank", "this", "we", "we're", "you", "your",
+];
+
+/// Words a value does not end with: a span ending with one runs into the next phrase
+/// (`Keiko Tanaka from`, `Ravi and I will`, `Casa Agency here`).
+const TRAILING: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "he",
+    "her", "here", "his", "i", "in", "is", "it", "my", "of", "on", "or", "our", "she", "so",
+    "that", "the", "their", "they", "this", "to", "was", "we", "were", "who", "will", "with",
+    "would", "you", "your", "-",
+];
+
+fn first_word(span: &str) -> String {
     span.split_whitespace()
         .next()
-        .is_some_and(|w| LEADING.contains(&w.to_lowercase().as_str()))
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .replace('’', "'")
+        .to_lowercase()
+}
+
+/// Whether `span` starts with one of the [`LEADING`] or [`OPENERS`] words.
+fn starts_with_small_word(span: &str) -> bool {
+    let first = first_word(span);
+    LEADING.contains(&first.as_str()) || OPENERS.contains(&first.as_str())
+}
+
+/// Whether `span` (of more than one word) ends with one of the [`TRAILING`] words.
+fn ends_with_small_word(span: &str) -> bool {
+    let mut words = span.split_whitespace();
+    let last = words.next_back().unwrap_or_default().to_lowercase();
+    words.next().is_some() && TRAILING.contains(&last.as_str())
+}
+
+/// Whether `span` runs over the end of a sentence: `!`, `?` or `;` inside it, or a period
+/// after a word that is not an abbreviation (`Dr.`, `Mrs.`, `St.`, `no.`: at most three
+/// letters).
+fn crosses_sentence(span: &str) -> bool {
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let Some((_, inner)) = words.split_last() else {
+        return false;
+    };
+    inner.iter().any(|w| {
+        w.ends_with(['!', '?', ';'])
+            || w.strip_suffix('.').is_some_and(|stem| {
+                stem.chars().filter(|c| c.is_alphabetic()).count() > 3
+                    || stem.chars().any(|c| c.is_ascii_digit())
+            })
+    })
 }
 
 fn collect(schema: &Value, name: Option<&str>, context: &mut Context) {

@@ -14,6 +14,7 @@
 
 pub mod fields;
 pub mod fit;
+pub mod flags;
 pub mod schema;
 pub mod shape;
 pub mod spans;

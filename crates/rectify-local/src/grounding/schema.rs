@@ -7,6 +7,7 @@ use serde_json::{Map, Number, Value};
 
 use super::OPT_OUT;
 use super::fit::Context;
+use super::flags;
 use super::spans::{self, Mention};
 
 /// What a request offers to the answer's leaves.
@@ -46,8 +47,9 @@ const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"
 
 /// `schema` with every free string and number leaf restricted to what `offer` holds that fits
 /// the field (see [`super::fit`]), and every string `enum` to the choices the request names
-/// (when it names some). A leaf is free when its `type` is exactly `string`, `number` or
-/// `integer` and it has no `enum`, `const`, `pattern` or `format`; a leaf (or subtree) marked
+/// (when it names some), and every boolean the request states to that value ([`flags`]). A
+/// leaf is free when its `type` is exactly `string`, `number`, `integer` or `boolean` and it
+/// has no `enum`, `const`, `pattern` or `format`; a leaf (or subtree) marked
 /// `"x-rectify-grounded": false` is left alone, and so is a leaf for which the request offers
 /// no value that fits its bounds. The marker is removed everywhere.
 pub fn ground(schema: &Value, offer: &Offer) -> Value {
@@ -101,7 +103,14 @@ impl Walk<'_> {
     /// The values a free leaf may take, `None` when it is not free or nothing fits.
     fn leaf_values(&self, obj: &Map<String, Value>, name: &str) -> Option<Vec<Value>> {
         if let Some(Value::Array(choices)) = obj.get("enum") {
-            return named_choices(choices, &self.offer.spans);
+            return named_choices(choices, &self.offer.spans).or_else(|| {
+                let strings: Vec<String> = choices
+                    .iter()
+                    .map(|c| c.as_str().map(str::to_owned))
+                    .collect::<Option<_>>()?;
+                let kept = flags::choices(&strings, &self.offer.text)?;
+                Some(kept.into_iter().map(Value::String).collect())
+            });
         }
         if ["const", "pattern", "format"]
             .iter()
@@ -120,6 +129,7 @@ impl Walk<'_> {
             }
             "integer" => self.numbers(obj, name, true),
             "number" => self.numbers(obj, name, false),
+            "boolean" => vec![Value::Bool(flags::flag(name, &self.offer.text)?)],
             _ => return None,
         };
         (!values.is_empty()).then_some(values)

@@ -124,6 +124,18 @@ const NUMBER_WORDS: &[(&str, u32)] = &[
     ("forty", 40),
     ("fifty", 50),
     ("hundred", 100),
+    ("once", 1),
+    ("twice", 2),
+    ("first", 1),
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
 ];
 
 /// A number written in a request, with the words around it.
@@ -140,7 +152,17 @@ pub struct Mention {
     pub glued: bool,
     /// Part of a time, date, score or version (`07:45`, `2025-04-30`, `3-1`, `3.2.1`).
     pub compound: bool,
+    /// The words before it in its clause (up to [`NEAR_BEFORE`], lowercased).
+    pub near_before: Vec<String>,
+    /// The words after it in its clause (up to [`NEAR_AFTER`], lowercased): `48213 kWh on the
+    /// day rate` has `day`.
+    pub near_after: Vec<String>,
 }
+
+/// How many words before a number count as near it.
+pub const NEAR_BEFORE: usize = 3;
+/// How many words after a number count as near it.
+pub const NEAR_AFTER: usize = 4;
 
 /// Every number written in `text`: digit runs (with `,` thousands groups and a `.` fraction, a
 /// `-` sign when it follows a space or an opening bracket, not a digit: `3-1` is 3 and 1) and
@@ -203,35 +225,102 @@ fn mention(text: &str, written: Written, start: usize, end: usize) -> Mention {
         compound,
         before: word_before(&text[..start]),
         after: word_after(&text[end..]),
+        near_before: near_before(&text[..start]),
+        near_after: near_after(&text[end..]),
         written,
     }
 }
+
+/// Characters that end a clause: words beyond them are not near a number.
+const CLAUSE_END: &[char] = &[',', ';', '.', '!', '?', '\n', '(', ')'];
+
+fn lower_words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// Whether the mark at `i` of `s` ends a clause: followed by a blank or the end (`1.5` and
+/// `1,250` do not).
+fn ends_clause(s: &str, i: usize) -> bool {
+    s[i + 1..].chars().next().is_none_or(char::is_whitespace)
+}
+
+fn near_before(head: &str) -> Vec<String> {
+    let start = head
+        .rmatch_indices(CLAUSE_END)
+        .find(|&(i, _)| ends_clause(head, i))
+        .map_or(0, |(i, _)| i + 1);
+    let words: Vec<String> = lower_words(&head[start..]).collect();
+    words[words.len().saturating_sub(NEAR_BEFORE)..].to_vec()
+}
+
+fn near_after(rest: &str) -> Vec<String> {
+    let end = rest
+        .match_indices(CLAUSE_END)
+        .find(|&(i, _)| ends_clause(rest, i))
+        .map_or(rest.len(), |(i, _)| i);
+    lower_words(&rest[..end]).take(NEAR_AFTER).collect()
+}
+
+/// Small words between a number and the word that says what it counts (`15 an hour`, `a
+/// total of 40`, `about 45 minutes`): skipped when reading that word.
+const FILLER: &[&str] = &[
+    "a", "about", "an", "around", "each", "every", "just", "of", "only", "per", "the",
+];
+
+/// An ordinal suffix glued to digits (`58th`): not the word after the number.
+const ORDINAL_SUFFIX: &[&str] = &["st", "nd", "rd", "th"];
 
 /// Currency signs, which count as words next to a number.
 const SIGNS: &[char] = &['$', '€', '£', '¥'];
 
 fn word_after(rest: &str) -> String {
-    let rest = rest.trim_start_matches([' ', '-', '(', ':']);
-    if let Some(sign) = rest.chars().next().filter(|c| SIGNS.contains(c)) {
-        return sign.to_string();
+    let mut rest = rest;
+    if let Some(suffix) = ORDINAL_SUFFIX.iter().find(|s| {
+        rest.get(..2).is_some_and(|r| r.eq_ignore_ascii_case(s))
+            && !rest[2..].starts_with(char::is_alphabetic)
+    }) {
+        rest = &rest[suffix.len()..];
     }
-    rest.chars()
-        .take_while(|c| c.is_alphabetic())
-        .collect::<String>()
-        .to_lowercase()
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '-', '(', ':']);
+        if let Some(sign) = trimmed.chars().next().filter(|c| SIGNS.contains(c)) {
+            return sign.to_string();
+        }
+        let word: String = trimmed.chars().take_while(|c| c.is_alphabetic()).collect();
+        let lower = word.to_lowercase();
+        if !FILLER.contains(&lower.as_str()) || word.is_empty() {
+            return lower;
+        }
+        rest = &trimmed[word.len()..];
+        if !rest.starts_with(' ') {
+            return lower;
+        }
+    }
 }
 
 fn word_before(head: &str) -> String {
-    if let Some(sign) = head.chars().next_back().filter(|c| SIGNS.contains(c)) {
-        return sign.to_string();
+    let mut head = head;
+    loop {
+        if let Some(sign) = head.chars().next_back().filter(|c| SIGNS.contains(c)) {
+            return sign.to_string();
+        }
+        let trimmed = head.trim_end_matches([' ', '-', '(', ':']);
+        let reversed: String = trimmed
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic())
+            .collect();
+        let lower = reversed.chars().rev().collect::<String>().to_lowercase();
+        if !FILLER.contains(&lower.as_str()) || lower.is_empty() {
+            return lower;
+        }
+        head = &trimmed[..trimmed.len() - reversed.len()];
+        if !head.ends_with(' ') {
+            return lower;
+        }
     }
-    let head = head.trim_end_matches([' ', '-', '(', ':']);
-    let word: String = head
-        .chars()
-        .rev()
-        .take_while(|c| c.is_alphabetic())
-        .collect();
-    word.chars().rev().collect::<String>().to_lowercase()
 }
 
 /// Reads the number starting at the digit at `start`; returns it and the index after it.
