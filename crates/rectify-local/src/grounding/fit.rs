@@ -88,10 +88,12 @@ impl Context {
             self.others(name)
                 .any(|f| f.numeric && Self::tags(&f.words, m))
         };
+        // A number inside a range, time or score (`35-39`) is not the one a word next to it
+        // names.
         let mine: Vec<&Mention> = fitting
             .iter()
             .copied()
-            .filter(|m| Self::tags(&own, m))
+            .filter(|m| Self::tags(&own, m) && !m.compound)
             .collect();
         if !mine.is_empty() {
             let mine = prefer(mine, |m| !by_others(m));
@@ -154,6 +156,13 @@ impl Context {
         };
         let after = following(text, &own);
         let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
+        // A span written right after another field's word is that field's.
+        let theirs: Vec<&str> = self
+            .others(name)
+            .filter(|f| !f.numeric)
+            .flat_map(|f| following(text, &f.words))
+            .collect();
+        let spans = prefer(spans, |s| !theirs.iter().any(|a| a.starts_with(s.as_str())));
         if words::is_proper(&own) || words::is_agent(name) {
             let spans = prefer(spans, |s| !s.contains(", "));
             prefer(spans, |s| shape::is_proper(s))
@@ -191,15 +200,24 @@ fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
             && words
                 .iter()
                 .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
-        let next = rest
-            .trim_start()
-            .trim_start_matches(['"', '\'', '(', '[', '“', '‘']);
+        let mut next = rest.trim_start();
+        // `Booked by Claire Dubois`, `the winner is Porto`: a linking word between the label
+        // and the value is skipped (not a preposition: `Harbour Hotel in Oslo`).
+        while let Some((word, more)) = next.split_once(char::is_whitespace)
+            && LINKING.contains(&word.to_lowercase().as_str())
+        {
+            next = more.trim_start();
+        }
+        let next = next.trim_start_matches(['"', '\'', '(', '[', '“', '‘']);
         if named && next.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
             out.push(next);
         }
     }
     out
 }
+
+/// Words that link a field's label to its value (`Booked by`, `winner is`).
+const LINKING: &[&str] = &["by", "is", "was", "are", "were"];
 
 /// Small words a value does not start with: a span starting with one is the value with the
 /// words around it (`in Oslo`, `for a knee check`).
@@ -245,7 +263,8 @@ fn ends_with_small_word(span: &str) -> bool {
     words.next().is_some() && TRAILING.contains(&last.as_str())
 }
 
-/// Whether `span` runs over the end of a sentence: `!`, `?` or `;` inside it, or a period
+/// Whether `span` runs over the end of a sentence, a quotation or a parenthesis (`!`, `?`,
+/// `;`, a closing quote or bracket at the end of a word inside it), or a period
 /// after a word that is not an abbreviation (`Dr.`, `Mrs.`, `St.`, `no.`: at most three
 /// letters).
 fn crosses_sentence(span: &str) -> bool {
@@ -254,7 +273,7 @@ fn crosses_sentence(span: &str) -> bool {
         return false;
     };
     inner.iter().any(|w| {
-        w.ends_with(['!', '?', ';'])
+        w.ends_with(['!', '?', ';', '\'', '"', ')', '’', '”'])
             || w.strip_suffix('.').is_some_and(|stem| {
                 stem.chars().filter(|c| c.is_alphabetic()).count() > 3
                     || stem.chars().any(|c| c.is_ascii_digit())

@@ -52,7 +52,7 @@ const NEGATION_BEFORE: &[&str] = &[
 const NEGATION_AFTER: &[&str] = &["not", "no", "excluded", "unavailable", "none"];
 
 /// How many words before (and after) a mention a negation may stand.
-const REACH_BEFORE: usize = 3;
+const REACH_BEFORE: usize = 4;
 const REACH_AFTER: usize = 2;
 
 /// The value the request states for the boolean field `name`, if it names the field.
@@ -182,6 +182,10 @@ mod tests {
             Some(false)
         );
         assert_eq!(flag("wheelchair", "I don't need a wheelchair"), Some(false));
+        assert_eq!(
+            flag("needs_accommodation", "and none of us needs accommodation"),
+            Some(false)
+        );
         assert_eq!(
             flag("has_driving_licence", "She has a driving licence."),
             Some(true)

@@ -175,6 +175,7 @@ pub fn ungrounded(value: &Value, text: &str, schema: Option<&Value>) -> Vec<Stri
 /// an extraction list that names an item twice is that loop, not the request. An object item
 /// repeats when its first property is a string an earlier item's first property already
 /// holds (`{"name": "Alice", …}` twice: the list's key, as names and ids usually come first).
+/// A string item written inside another item (`Kim` beside `Hana Kim`) is a repeat too.
 pub fn drop_repeats(value: &mut Value, schema: &Value) -> usize {
     match value {
         Value::Object(map) => map
@@ -195,7 +196,7 @@ pub fn drop_repeats(value: &mut Value, schema: &Value) -> usize {
                 };
                 let seen =
                     key(item).is_some_and(|k| kept.iter().any(|e| key(e) == Some(k.clone())));
-                if !seen {
+                if !seen && !part_of_another(item, items) {
                     kept.push(item.clone());
                 }
             }
@@ -210,6 +211,21 @@ pub fn drop_repeats(value: &mut Value, schema: &Value) -> usize {
         }
         _ => 0,
     }
+}
+
+/// Whether `item` is a string written inside another string item of `items`, as whole
+/// words (`Kim` beside `Hana Kim`): the same item read again in part.
+fn part_of_another(item: &Value, items: &[Value]) -> bool {
+    let Value::String(part) = item else {
+        return false;
+    };
+    let part = format!(" {} ", part.trim().to_lowercase());
+    items.iter().any(|other| {
+        other.as_str().is_some_and(|o| {
+            let whole = format!(" {} ", o.trim().to_lowercase());
+            whole != part && whole.contains(&part)
+        })
+    })
 }
 
 fn schema_constants(schema: &Value, out: &mut BTreeSet<String>) {

@@ -234,9 +234,16 @@ fn mention(text: &str, written: Written, start: usize, end: usize) -> Mention {
 /// Characters that end a clause: words beyond them are not near a number.
 const CLAUSE_END: &[char] = &[',', ';', '.', '!', '?', '\n', '(', ')'];
 
+/// The lowercased words of `s`, without a possessive `'s` and an ordinal suffix glued to
+/// digits (`58th`).
 fn lower_words(s: &str) -> impl Iterator<Item = String> + '_ {
-    s.split(|c: char| !c.is_alphabetic())
-        .filter(|w| !w.is_empty())
+    s.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| {
+            w.trim_end_matches("'s")
+                .trim_end_matches("’s")
+                .trim_matches(['\'', '’'])
+        })
+        .filter(|w| !w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit()))
         .map(str::to_lowercase)
 }
 

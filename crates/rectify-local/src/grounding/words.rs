@@ -22,7 +22,7 @@ const CURRENCY: &[&str] = &[
 /// Field words that mean a date or a day.
 const DATE: &[&str] = &[
     "birthday", "date", "day", "deadline", "dob", "due", "end", "expires", "expiry", "start",
-    "until", "when",
+    "until", "weekday", "when",
 ];
 
 /// Field words that mean a time of day.
