@@ -84,6 +84,9 @@ impl Context {
     pub fn numbers<'m>(&self, name: &str, fitting: Vec<&'m Mention>) -> Vec<&'m Mention> {
         let own = field_words(name);
         let distinct = self.distinct(name, &own);
+        // `58th in the women's category` for `category_place`: a word only this field has,
+        // written just after a number, outranks a shared word next to another.
+        let fitting = prefer(fitting, |m| !m.compound && near(&distinct, &m.near_after));
         let by_others = |m: &&Mention| {
             self.others(name)
                 .any(|f| f.numeric && Self::tags(&f.words, m))

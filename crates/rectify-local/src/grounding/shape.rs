@@ -81,7 +81,12 @@ fn is_numeric_date(word: &str) -> bool {
 /// May 2025`, `2025-04-30`.
 pub fn is_date(span: &str) -> bool {
     let words: Vec<String> = span.split_whitespace().map(bare).collect();
-    let named = |w: &String| MONTHS.contains(&w.as_str()) || DAYS.contains(&w.as_str());
+    // `Wednesdays`: a weekday named as a recurring day.
+    let named = |w: &String| {
+        MONTHS.contains(&w.as_str())
+            || DAYS.contains(&w.as_str())
+            || w.strip_suffix('s').is_some_and(|d| DAYS.contains(&d))
+    };
     if let [only] = span.split_whitespace().collect::<Vec<_>>().as_slice()
         && is_numeric_date(only.trim_end_matches(['.', ',']))
     {
@@ -103,11 +108,14 @@ pub fn is_time(span: &str) -> bool {
             .trim_end_matches("pm")
             .trim_end_matches(['.', ',']);
         let mut parts = w.split(':');
-        match (parts.next(), parts.next(), parts.next()) {
-            (Some(h), Some(m), None) => {
+        let two = |p: &str| p.len() == 2 && p.chars().all(|c| c.is_ascii_digit());
+        // `07:45` and, for durations and race times, `3:31:05`.
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(h), Some(m), s, None) => {
                 (1..=2).contains(&h.len())
-                    && m.len() == 2
-                    && h.chars().chain(m.chars()).all(|c| c.is_ascii_digit())
+                    && h.chars().all(|c| c.is_ascii_digit())
+                    && two(m)
+                    && s.is_none_or(two)
             }
             _ => false,
         }
