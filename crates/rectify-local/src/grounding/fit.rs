@@ -370,6 +370,52 @@ mod tests {
     }
 
     #[test]
+    fn a_word_only_one_field_has_picks_its_number() {
+        let text = "48213 kWh on the day rate and 17906 kWh on the night rate";
+        let s = schema(&[("day_kwh", "integer"), ("night_kwh", "integer")]);
+        assert_eq!(numbers_for(text, &s, "day_kwh"), ["48213"]);
+        assert_eq!(numbers_for(text, &s, "night_kwh"), ["17906"]);
+        let text = "placing 412th overall and 58th in the women's 35-39 category";
+        let s = schema(&[("overall_place", "integer"), ("category_place", "integer")]);
+        assert_eq!(numbers_for(text, &s, "category_place"), ["58"]);
+        assert_eq!(numbers_for(text, &s, "overall_place"), ["412"]);
+        let s = schema(&[("hourly_rate", "number"), ("children", "integer")]);
+        assert_eq!(
+            numbers_for("our two boys, we pay 15 an hour", &s, "hourly_rate"),
+            ["15"]
+        );
+    }
+
+    #[test]
+    fn spans_that_run_past_a_value_go_last() {
+        assert!(crosses_sentence("Tom! Ravi"));
+        assert!(crosses_sentence("Keiko' as the first"));
+        assert!(crosses_sentence("late. The room"));
+        assert!(!crosses_sentence("Dr. Anneke Visser"));
+        assert!(!crosses_sentence("Mr. and Mrs. Oduya"));
+        assert!(ends_with_small_word("Keiko Tanaka from"));
+        assert!(!ends_with_small_word("from"));
+        assert!(starts_with_small_word("I'm Grace Mensah"));
+        assert!(starts_with_small_word("Hi Clara"));
+        assert!(!starts_with_small_word("Grace Mensah"));
+    }
+
+    #[test]
+    fn a_span_after_another_field_s_label_is_that_field_s() {
+        let text = "Tasting at Domaine Roche on Saturday. Booked by Claire Dubois.";
+        let s = json!({"type": "object", "properties": {
+            "winery": {"type": "string"}, "booked_by": {"type": "string"}}});
+        let context = Context::of(&s, text);
+        let found = mentions(text);
+        let pick = |field: &str| {
+            let all: Vec<String> = spans(text).into_iter().collect();
+            context.strings(field, all, text, &found)
+        };
+        assert!(pick("booked_by").iter().all(|s| s.starts_with("Claire")));
+        assert!(!pick("winery").iter().any(|s| s.starts_with("Claire")));
+    }
+
+    #[test]
     fn codes_times_and_other_fields_numbers_go_last() {
         let text = "The Orbit X2 mouse weighs 85 grams, leaves at 07:45, 2 left";
         let s = schema(&[("weight_grams", "integer"), ("stock", "integer")]);

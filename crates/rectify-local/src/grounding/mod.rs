@@ -324,6 +324,17 @@ mod tests {
     }
 
     #[test]
+    fn a_list_item_written_inside_another_is_dropped() {
+        let schema = json!({"properties": {"members": {"type": "array"}}});
+        let mut value = json!({"members": ["Hana Kim", "Omar Shaikh", "Kim", "Kimberly"]});
+        assert_eq!(drop_repeats(&mut value, &schema), 1);
+        assert_eq!(
+            value,
+            json!({"members": ["Hana Kim", "Omar Shaikh", "Kimberly"]})
+        );
+    }
+
+    #[test]
     fn repeated_list_items_are_dropped_where_the_schema_allows() {
         let schema = json!({"properties": {
             "tags": {"type": "array", "items": {"type": "string"}},

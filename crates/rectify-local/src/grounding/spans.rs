@@ -263,6 +263,7 @@ fn near_before(head: &str) -> Vec<String> {
 }
 
 fn near_after(rest: &str) -> Vec<String> {
+    let rest = strip_ordinal(rest);
     let end = rest
         .match_indices(CLAUSE_END)
         .find(|&(i, _)| ends_clause(rest, i))
@@ -282,14 +283,17 @@ const ORDINAL_SUFFIX: &[&str] = &["st", "nd", "rd", "th"];
 /// Currency signs, which count as words next to a number.
 const SIGNS: &[char] = &['$', '€', '£', '¥'];
 
-fn word_after(rest: &str) -> String {
-    let mut rest = rest;
-    if let Some(suffix) = ORDINAL_SUFFIX.iter().find(|s| {
+/// `rest` (the text after a number) without an ordinal suffix glued to the number.
+fn strip_ordinal(rest: &str) -> &str {
+    let ordinal = ORDINAL_SUFFIX.iter().any(|s| {
         rest.get(..2).is_some_and(|r| r.eq_ignore_ascii_case(s))
             && !rest[2..].starts_with(char::is_alphabetic)
-    }) {
-        rest = &rest[suffix.len()..];
-    }
+    });
+    if ordinal { &rest[2..] } else { rest }
+}
+
+fn word_after(rest: &str) -> String {
+    let mut rest = strip_ordinal(rest);
     loop {
         let trimmed = rest.trim_start_matches([' ', '-', '(', ':']);
         if let Some(sign) = trimmed.chars().next().filter(|c| SIGNS.contains(c)) {
