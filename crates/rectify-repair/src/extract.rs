@@ -282,7 +282,7 @@ fn fences(text: &str) -> Vec<Region> {
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'_'))
             .count();
         let info = text.get(j..info_end).unwrap_or("").to_ascii_lowercase();
-        let close = finder.find(&b[info_end..]).map(|k| info_end + k);
+        let close = closing_fence(b, &finder, info_end);
         let end = close.unwrap_or(b.len());
         if let Some(start) = text
             .get(info_end..end)
@@ -298,6 +298,36 @@ fn fences(text: &str) -> Vec<Region> {
         at = close + b[close..].iter().take_while(|&&c| c == b'`').count();
     }
     out
+}
+
+/// Where the fence whose content starts at `from` closes: the first ` ``` ` alone on its
+/// line (after indentation, with only blanks after it), as in CommonMark, so that backticks
+/// inside the content (`"```bar```"` in a JSON string) do not close it; failing that, the
+/// first ` ``` ` (a fence written on one line).
+fn closing_fence(b: &[u8], finder: &memmem::Finder<'_>, from: usize) -> Option<usize> {
+    let first = finder.find(b.get(from..)?).map(|k| from + k)?;
+    let mut at = first;
+    loop {
+        // Only the indentation is looked at (a long line full of backticks stays linear).
+        let indent = b[..at]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        let line_start = at == indent || b[at - indent - 1] == b'\n';
+        let run = b[at..].iter().take_while(|&&c| c == b'`').count();
+        let line_end = b[at + run..]
+            .iter()
+            .take_while(|&&c| c != b'\n')
+            .all(u8::is_ascii_whitespace);
+        if line_start && line_end {
+            return Some(at);
+        }
+        match finder.find(&b[at + run..]) {
+            Some(k) => at = at + run + k,
+            None => return Some(first),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -316,6 +346,14 @@ mod tests {
         assert_eq!(texts("  {\"a\": \"```\"}"), vec!["{\"a\": \"```\"}"]);
         assert!(texts("   ").is_empty());
         assert!(texts("no json here").is_empty());
+    }
+
+    #[test]
+    fn backticks_inside_a_fenced_document_do_not_close_it() {
+        let t = "```json\n{\"foo\": \"```bar```\"}\n```\nmore";
+        assert_eq!(texts(t), vec!["{\"foo\": \"```bar```\"}\n"]);
+        let indented = "  ```json\n  {\"name\": \"```code```\"}\n  ```  \n";
+        assert_eq!(texts(indented), vec!["{\"name\": \"```code```\"}\n  "]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The corpora taken from other repair tools' own tests (`corpus/jsonrepair_rs.jsonl` from
 //! the jsonrepair-rs crate, `corpus/best_effort_json_parser.jsonl` from the npm package
-//! best-effort-json-parser; see `corpus/README.md`). A quarter of them (`measured_only`) are
+//! best-effort-json-parser, `corpus/llm_parsers.jsonl` from LLM-output parsers on PyPI; see
+//! `corpus/README.md`). A quarter of them (`measured_only`) are
 //! measured and printed, never asserted or tuned on; on the rest, the number of cases
 //! rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
 //! part's misses.
@@ -16,6 +17,10 @@ const JSONREPAIR_RS_FLOOR: usize = 313;
 
 /// The same for the best-effort-json-parser corpus.
 const BEST_EFFORT_FLOOR: usize = 64;
+
+/// The same for the corpus of LLM-output parsers' tests (langchain-core, instructor,
+/// json-repair-llm), repaired with the case's schema where it has one.
+const LLM_PARSERS_FLOOR: usize = 43;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {
@@ -49,17 +54,37 @@ fn best_effort_json_parser_cases() {
     );
 }
 
-/// Repairs every case of `corpus` with `--unsafe`, prints the tuned and measured-only
-/// scores, and asserts that the tuned part does not fall below `floor`.
+#[test]
+fn llm_parsers_cases() {
+    run_corpus(
+        "llm-parsers",
+        include_str!("corpus/llm_parsers.jsonl"),
+        LLM_PARSERS_FLOOR,
+    );
+}
+
+/// Repairs every case of `corpus` with `--unsafe` (and the case's `schema`, when it has one),
+/// prints the tuned and measured-only scores, and asserts that the tuned part does not fall
+/// below `floor`.
 fn run_corpus(name: &str, corpus: &str, floor: usize) {
-    let options = RepairOptions::default().with_unsafe(true);
     let (mut tuned, mut tuned_pass, mut held, mut held_pass) = (0, 0, 0, 0);
+    // Cases with a schema: (tuned, tuned right, measured only, measured only right).
+    let mut with_schema = [0usize; 4];
     let mut misses = Vec::new();
     for line in corpus.lines() {
         let case: Value = serde_json::from_str(line).unwrap();
         let input = case["input"].as_str().unwrap();
+        let mut options = RepairOptions::default().with_unsafe(true);
+        if let Some(schema) = case.get("schema").filter(|s| s.is_object()) {
+            options = options.with_schema(schema.clone());
+        }
         let got = repair(input, &options).value;
         let ok = got.as_ref().is_some_and(|v| same(v, &case["expected"]));
+        if case.get("schema").is_some_and(Value::is_object) {
+            let held_out = usize::from(case["measured_only"] == Value::Bool(true)) * 2;
+            with_schema[held_out] += 1;
+            with_schema[held_out + 1] += usize::from(ok);
+        }
         if case["measured_only"] == Value::Bool(true) {
             held += 1;
             held_pass += usize::from(ok);
@@ -79,6 +104,10 @@ fn run_corpus(name: &str, corpus: &str, floor: usize) {
         }
     }
     println!("{name} corpus: tuned {tuned_pass}/{tuned}, measured-only {held_pass}/{held}");
+    if with_schema[0] + with_schema[2] > 0 {
+        let [t, tp, h, hp] = with_schema;
+        println!("  with a schema: tuned {tp}/{t}, measured-only {hp}/{h}");
+    }
     println!("tuned misses: {misses:?}");
     assert!(
         tuned_pass >= floor,
