@@ -3,6 +3,7 @@
 //! recorded repair; a value that still does not fit gets a `repair.schema_mismatch` error.
 
 mod enums;
+mod list;
 mod object;
 mod scalar;
 mod schema;
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
+pub(crate) use list::text_as_list;
 use schema::{has_type, resolve, types};
 
 /// Deepest value nesting coercion descends into.
