@@ -13,9 +13,9 @@ use crate::{RepairOptions, Repaired};
 /// items of the Markdown list the text holds, when they fit: the result then holds them and
 /// the one repair that read them (true).
 pub(crate) fn text_as_list(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
-    let Some(schema) = options.schema.as_ref().filter(|s| list_target(s)) else {
+    if !options.schema.as_ref().is_some_and(list_target) {
         return false;
-    };
+    }
     let fits = out.value.is_some()
         && !out
             .diagnostics
