@@ -360,23 +360,45 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
 }
 
 /// Which candidates stand: the one that fits the schema best, or as [`choose`] decides.
+/// Values written as a list (separated by commas or one per line) are a candidate together
+/// too, first, so that the whole list wins a tie with one of its items: `"a, b",c,d` for an
+/// array of strings keeps all three.
 fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice {
+    let all = || Choice::List((0..found.values.len()).collect());
+    if options.schema.is_some() && found.comma_separated {
+        let mut candidates = Vec::with_capacity(found.values.len() + 1);
+        candidates.push(Value::Array(found.values.clone()));
+        candidates.extend(found.values.iter().cloned());
+        if let Some((i, tied)) = coerce::best_candidate(&candidates, options) {
+            return if i == 0 {
+                all()
+            } else {
+                ambiguous(out, tied);
+                Choice::One(i - 1)
+            };
+        }
+    }
     if options.schema.is_some()
         && let Some((i, tied)) = coerce::best_candidate(&found.values, options)
     {
-        if tied {
-            out.diagnostics.push(
-                Diagnostic::warning(
-                    "repair.ambiguous_candidates",
-                    Location::root(),
-                    "several candidates fit the schema; the first one was chosen",
-                )
-                .source("repair"),
-            );
-        }
+        ambiguous(out, tied);
         return Choice::One(i);
     }
     choose(&found.values, found.comma_separated)
+}
+
+/// Warns that several candidates fit the schema equally well, when `tied`.
+fn ambiguous(out: &mut Repaired, tied: bool) {
+    if tied {
+        out.diagnostics.push(
+            Diagnostic::warning(
+                "repair.ambiguous_candidates",
+                Location::root(),
+                "several candidates fit the schema; the first one was chosen",
+            )
+            .source("repair"),
+        );
+    }
 }
 
 /// The error that stopped the parse, located.

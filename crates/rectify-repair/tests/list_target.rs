@@ -37,6 +37,24 @@ fn json_that_fits_and_other_schemas_are_left_alone() {
     assert_eq!(repair("- a\n- b", &options(at_least_three)).value, None);
 }
 
+#[test]
+fn values_written_as_a_list_stay_one_list_when_the_schema_wants_one() {
+    let out = repair(
+        "\"foo, foo2\",bar,baz",
+        &options(strings()).with_unsafe(true),
+    );
+    assert_eq!(out.value, Some(json!(["foo, foo2", "bar", "baz"])));
+    assert!(
+        out.diagnostics
+            .iter()
+            .all(|d| d.code != "repair.ambiguous_candidates")
+    );
+    // One value that fits alone still wins over a list that does not.
+    let object = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+    let out = repair("{\"a\": 1}\n{\"b\": 2}", &options(object).with_unsafe(true));
+    assert_eq!(out.value, Some(json!({"a": 1})));
+}
+
 fn line() -> impl Strategy<Value = String> {
     let word = prop::sample::select(vec![
         "apple",
