@@ -67,10 +67,18 @@ impl<S: Sink> Parser<'_, '_, S> {
                 b'0'..=b'9' => {}
                 b'/' if self.comment_at(i, numeric) => break,
                 b'{' | b'[' if numeric => break,
-                b'{' | b'[' => nest += 1,
-                b'}' | b']' if nest > 0 => nest -= 1,
+                // `ObjectId(`: a call; `This is F(3)`: text with brackets in it.
+                b'(' if nest == 0
+                    && i > self.pos
+                    && callee(self.text(self.pos, i).trim_end())
+                        .bytes()
+                        .all(is_word_byte) =>
+                {
+                    break;
+                }
+                b'{' | b'[' | b'(' => nest += 1,
+                b'}' | b']' | b')' if nest > 0 => nest -= 1,
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
-                b'(' if nest == 0 && i > self.pos => break,
                 b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
                 // `1;` at the end of the text: a statement's semicolon, not part of the value.
                 b';' if ctx == Ctx::Top && self.blank_from(i + 1) => break,
