@@ -29,10 +29,7 @@ struct Found {
 
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
     let mut out = run_inner(text, options);
-    if options.schema.is_some()
-        && (coerce::text_as_scalar(&mut out, text, options)
-            || coerce::text_as_list(&mut out, text, options))
-    {
+    if options.schema.is_some() && coerce::text_as_root(&mut out, text, options) {
         enforce(&mut out, options);
     }
     out.source_len = text.len();

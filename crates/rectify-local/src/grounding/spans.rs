@@ -253,7 +253,16 @@ fn ends_clause(s: &str, i: usize) -> bool {
     s[i + 1..].chars().next().is_none_or(char::is_whitespace)
 }
 
+/// How far around a number its clause is looked for, in bytes (bounded, so a long request
+/// stays linear in its numbers).
+const NEAR_BYTES: usize = 160;
+
 fn near_before(head: &str) -> Vec<String> {
+    let mut from = head.len().saturating_sub(NEAR_BYTES);
+    while !head.is_char_boundary(from) {
+        from += 1;
+    }
+    let head = &head[from..];
     let start = head
         .rmatch_indices(CLAUSE_END)
         .find(|&(i, _)| ends_clause(head, i))
@@ -263,7 +272,11 @@ fn near_before(head: &str) -> Vec<String> {
 }
 
 fn near_after(rest: &str) -> Vec<String> {
-    let rest = strip_ordinal(rest);
+    let mut to = rest.len().min(NEAR_BYTES);
+    while !rest.is_char_boundary(to) {
+        to -= 1;
+    }
+    let rest = strip_ordinal(&rest[..to]);
     let end = rest
         .match_indices(CLAUSE_END)
         .find(|&(i, _)| ends_clause(rest, i))

@@ -7,34 +7,15 @@ use serde_json::Value;
 
 use super::schema::{resolve, types};
 use crate::rules::RepairRule;
-use crate::{RepairOptions, Repaired};
 
-/// When the schema's root wants an array of strings and `out` has no value that fits it, the
-/// items of the Markdown list the text holds, when they fit: the result then holds them and
-/// the one repair that read them (true).
-pub(crate) fn text_as_list(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
-    if !options.schema.as_ref().is_some_and(list_target) {
-        return false;
-    }
-    let fits = out.value.is_some()
-        && !out
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "repair.schema_mismatch");
-    if fits || crate::strict::is_json(text) {
-        return false;
-    }
-    let Some(Ok(validator)) = options.validator() else {
-        return false;
-    };
+/// The items of the Markdown list `text` holds as an array, with the repair that reads them;
+/// `None` when it holds no list line.
+pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
     let items = list_items(text);
     if items.is_empty() {
-        return false;
+        return None;
     }
     let value = Value::Array(items.into_iter().map(Value::String).collect());
-    if !validator.is_valid(&value) {
-        return false;
-    }
     let rule = RepairRule::TextAsList;
     let repair = Repair::new(
         rule.code(),
@@ -43,17 +24,11 @@ pub(crate) fn text_as_list(out: &mut Repaired, text: &str, options: &RepairOptio
         truncate_received(&value),
         rule.applicability(),
     );
-    *out = Repaired {
-        value: Some(value),
-        repairs: vec![repair],
-        format: out.format,
-        ..Repaired::default()
-    };
-    true
+    Some((value, repair))
 }
 
 /// True when `schema` (at its root) wants an array whose items are strings.
-fn list_target(schema: &Value) -> bool {
+pub(super) fn list_target(schema: &Value) -> bool {
     let root = resolve(schema, schema);
     types(root) == ["array"]
         && root

@@ -19,7 +19,6 @@ use serde_json::Value;
 
 use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
-pub(crate) use list::text_as_list;
 use schema::{has_type, resolve, types};
 
 /// Deepest value nesting coercion descends into.
@@ -223,11 +222,11 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
 }
 
 /// When the schema's root wants a scalar (`string`, `number`, `integer`, `boolean`, an
-/// `enum` or a `const`) and `out` has no value that fits it, the text itself read as that
-/// scalar, when it fits: the result then holds that value and the one repair that read it
-/// (true).
-pub(crate) fn text_as_scalar(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
-    let Some(schema) = options.schema.as_ref().filter(|s| scalar_target(s)) else {
+/// `enum` or a `const`) or an array of strings, and `out` has no value that fits it, the text
+/// itself read as that scalar ([`text::read`]) or as a Markdown list ([`list::read`]), when it
+/// fits: the result then holds that value and the one repair that read it (true).
+pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
+    let Some(schema) = options.schema.as_ref() else {
         return false;
     };
     let fits = out.value.is_some()
@@ -239,13 +238,21 @@ pub(crate) fn text_as_scalar(out: &mut Repaired, text: &str, options: &RepairOpt
     if fits || crate::strict::is_json(text) {
         return false;
     }
-    let Some(Ok(validator)) = options.validator() else {
+    let read = if scalar_target(schema) {
+        text::read(schema, schema, text)
+    } else if list::list_target(schema) {
+        list::read(text)
+    } else {
         return false;
     };
-    let Some((value, repair)) = text::read(schema, schema, text) else {
+    let Some((value, repair)) = read else {
         return false;
     };
-    if !validator.is_valid(&value) {
+    if !options
+        .validator()
+        .and_then(Result::ok)
+        .is_some_and(|validator| validator.is_valid(&value))
+    {
         return false;
     }
     *out = Repaired {
