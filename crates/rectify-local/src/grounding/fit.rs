@@ -17,7 +17,13 @@
 //!   `gate B12`), and spans that start with a small word (`in Oslo`) are not;
 //! - people, organisations and places are written with capitals;
 //! - an enum choice the request names, or a number another field takes, is not offered to free
-//!   strings (`urgent` belongs to `priority`).
+//!   strings (`urgent` belongs to `priority`);
+//! - a word only this field has, written in the few words after a number (`48213 kWh on the
+//!   day rate` for `day_kwh` beside `night_kwh`), picks that number first; a number inside a
+//!   range or score is not the one the word next to it names;
+//! - spans that cross a sentence or a closing quote, start with a greeting or pronoun or end
+//!   with a function word go last, and a span written after another field's label is that
+//!   field's (`Booked by Claire Dubois` is not the winery).
 
 use std::collections::BTreeSet;
 
