@@ -270,6 +270,7 @@ fn solid_at(b: &[u8], at: usize) -> Option<u8> {
 fn fences(text: &str) -> Vec<Region> {
     let b = text.as_bytes();
     let finder = memmem::Finder::new(b"```");
+    let mut closers = Closers::new(b, &finder);
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(i) = finder.find(&b[at..]).map(|i| at + i) {
@@ -282,7 +283,7 @@ fn fences(text: &str) -> Vec<Region> {
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'_'))
             .count();
         let info = text.get(j..info_end).unwrap_or("").to_ascii_lowercase();
-        let close = closing_fence(b, &finder, info_end);
+        let close = closers.close(info_end);
         let end = close.unwrap_or(b.len());
         if let Some(start) = text
             .get(info_end..end)
@@ -300,32 +301,71 @@ fn fences(text: &str) -> Vec<Region> {
     out
 }
 
-/// Where the fence whose content starts at `from` closes: the first ` ``` ` alone on its
-/// line (after indentation, with only blanks after it), as in CommonMark, so that backticks
-/// inside the content (`"```bar```"` in a JSON string) do not close it; failing that, the
-/// first ` ``` ` (a fence written on one line).
-fn closing_fence(b: &[u8], finder: &memmem::Finder<'_>, from: usize) -> Option<usize> {
-    let first = finder.find(b.get(from..)?).map(|k| from + k)?;
-    let mut at = first;
-    loop {
-        // Only the indentation is looked at (a long line full of backticks stays linear).
-        let indent = b[..at]
-            .iter()
-            .rev()
-            .take_while(|&&c| c == b' ' || c == b'\t')
-            .count();
-        let line_start = at == indent || b[at - indent - 1] == b'\n';
-        let run = b[at..].iter().take_while(|&&c| c == b'`').count();
-        let line_end = b[at + run..]
-            .iter()
-            .take_while(|&&c| c != b'\n')
-            .all(u8::is_ascii_whitespace);
-        if line_start && line_end {
-            return Some(at);
+/// Finds where fences close: the first ` ``` ` alone on its line (after indentation, with only
+/// blanks after it) at or after a position, as in CommonMark, so that backticks inside the
+/// content (`"```bar```"` in a JSON string) do not close a fence; failing that, the first
+/// ` ``` ` (a fence written on one line). Positions are asked in increasing order, and the
+/// last backticks alone on their line are remembered, so the text is scanned once however
+/// many fences it opens.
+struct Closers<'a> {
+    b: &'a [u8],
+    finder: &'a memmem::Finder<'a>,
+    /// The backticks alone on their line found last, or `None` when there are none from
+    /// `scanned` on.
+    alone: Option<usize>,
+    scanned: usize,
+}
+
+impl<'a> Closers<'a> {
+    fn new(b: &'a [u8], finder: &'a memmem::Finder<'a>) -> Self {
+        Closers {
+            b,
+            finder,
+            alone: None,
+            scanned: 0,
         }
-        match finder.find(&b[at + run..]) {
-            Some(k) => at = at + run + k,
-            None => return Some(first),
+    }
+
+    /// Where the fence whose content starts at `from` closes.
+    fn close(&mut self, from: usize) -> Option<usize> {
+        let first = self.finder.find(self.b.get(from..)?).map(|k| from + k)?;
+        if self.alone.is_none_or(|a| a < from) {
+            // Scanning resumes where it stopped: no byte is looked at twice.
+            let rest = self.b.get(self.scanned..).unwrap_or_default();
+            let start = if self.scanned <= first {
+                Some(first)
+            } else {
+                self.finder.find(rest).map(|k| self.scanned + k)
+            };
+            self.alone = start.and_then(|at| self.next_alone(at));
+        }
+        Some(self.alone.unwrap_or(first))
+    }
+
+    /// The first backticks alone on their line at or after `at` (which starts backticks).
+    fn next_alone(&mut self, mut at: usize) -> Option<usize> {
+        let b = self.b;
+        loop {
+            let indent = b[..at]
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b' ' || c == b'\t')
+                .count();
+            let line_start = at == indent || b[at - indent - 1] == b'\n';
+            let run = b[at..].iter().take_while(|&&c| c == b'`').count();
+            let line_end = b[at + run..]
+                .iter()
+                .take_while(|&&c| c != b'\n')
+                .all(u8::is_ascii_whitespace);
+            self.scanned = at + run;
+            if line_start && line_end {
+                return Some(at);
+            }
+            let Some(k) = self.finder.find(&b[at + run..]) else {
+                self.scanned = b.len();
+                return None;
+            };
+            at = at + run + k;
         }
     }
 }
@@ -354,6 +394,16 @@ mod tests {
         assert_eq!(texts(t), vec!["{\"foo\": \"```bar```\"}\n"]);
         let indented = "  ```json\n  {\"name\": \"```code```\"}\n  ```  \n";
         assert_eq!(texts(indented), vec!["{\"name\": \"```code```\"}\n  "]);
+    }
+
+    #[test]
+    fn a_fence_opened_after_another_closes_at_the_next_backticks_alone_on_a_line() {
+        // `y` is read as the second fence's info string; it closes at the last line.
+        let t = "```json\n{\"a\": \"```x```\"}\n```\nsee ```y``` and\n```json\n[1]\n```\n";
+        assert_eq!(
+            texts(t),
+            vec!["{\"a\": \"```x```\"}\n", "``` and\n```json\n[1]\n"]
+        );
     }
 
     #[test]

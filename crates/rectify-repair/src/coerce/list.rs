@@ -38,7 +38,7 @@ pub(super) fn list_target(schema: &Value) -> bool {
 
 /// The items of the Markdown list lines of `text` (bullets `-`, `*`, `+`, `•` or numbers
 /// `1.`, `1)`, followed by a blank), in order.
-pub(crate) fn list_items(text: &str) -> Vec<String> {
+fn list_items(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|line| item(line.trim_start()))
         .filter(|item| !item.is_empty())
