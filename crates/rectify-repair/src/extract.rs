@@ -145,12 +145,13 @@ fn lone_scalar(t: &str) -> bool {
             | "Infinity"
             | "-Infinity"
             | "+Infinity"
-    );
+    ) || crate::parser::spaced_non_finite(t);
     let number = !t.is_empty()
         && t.bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
         && t.bytes().any(|b| b.is_ascii_digit());
-    quoted || literal || number || concatenation(t) || call(t)
+    let regex = crate::parser::regex_end(t.as_bytes(), 0) == Some(t.len());
+    quoted || literal || number || regex || concatenation(t) || call(t)
 }
 
 /// True when `close` occurs in `body` other than escaped (`'foo\\'bar'`).

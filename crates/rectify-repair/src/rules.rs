@@ -58,6 +58,7 @@ rules! {
     UnquotedText => "json.unquoted_text", Unsafe, "Quotes several words of unquoted text as one string.";
     SingleQuotes => "json.single_quotes", Safe, "Replaces single quotes around a string with double quotes.";
     CurlyQuotes => "json.curly_quotes", Safe, "Replaces typographic quotes around a string with double quotes.";
+    RegexLiteral => "json.regex_literal", Safe, "Reads a JavaScript regular expression literal `/.../` as a string holding its text.";
     TripleQuotes => "json.triple_quotes", Safe, "Reads a Python triple-quoted string `\"\"\"...\"\"\"` as one string.";
     BacktickQuotes => "json.backtick_quotes", Safe, "Replaces backticks around a string with double quotes.";
     UnescapedQuote => "json.unescaped_quote", Unsafe, "Escapes a quote inside a string that did not end it.";

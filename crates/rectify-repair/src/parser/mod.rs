@@ -9,12 +9,16 @@
 mod array;
 mod escape;
 mod object;
+mod regex;
 mod rewrite;
 mod scalar;
 mod sink;
 mod string;
 mod text;
 mod top;
+
+pub(crate) use regex::regex_end;
+pub(crate) use scalar::spaced_non_finite;
 
 pub(crate) use sink::{Sink, ValueSink};
 pub(crate) use text::TextSink;
@@ -328,6 +332,11 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     /// Reads one value of any kind, or `None` when no value starts here.
     pub fn value(&mut self, ctx: Ctx) -> Option<S::Val> {
         self.skip_blank();
+        if self.peek() == Some(b'/')
+            && let Some(regex) = self.regex()
+        {
+            return Some(regex);
+        }
         let value = match self.peek()? {
             b'{' => self.object(),
             b'[' | b'(' => self.array(),

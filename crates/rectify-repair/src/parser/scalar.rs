@@ -116,6 +116,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             w if w.eq_ignore_ascii_case("true") => (Some(true), RepairRule::KeywordCase),
             w if w.eq_ignore_ascii_case("false") => (Some(false), RepairRule::KeywordCase),
             w if w.eq_ignore_ascii_case("null") => (None, RepairRule::KeywordCase),
+            w if spaced_non_finite(w) => (None, RepairRule::NonFiniteNumber),
             _ => return None,
         };
         Some(self.literal(rule, start, end, value))
@@ -178,6 +179,12 @@ impl<S: Sink> Parser<'_, '_, S> {
 
     /// `Name(args)`: a call wrapper around a value, such as `ObjectId("...")`.
     fn call(&mut self, start: usize) -> S::Val {
+        // `new NumberInt()`: a call with no argument holds no value.
+        if let Some((close, b')')) = self.next_solid(self.pos + 1) {
+            self.pos = close + 1;
+            self.record(RepairRule::CallWrapper, start, self.pos, "null");
+            return self.sink.null();
+        }
         let mark = self.sink.mark();
         let value = self.array();
         // After a fatal error the value path renders the partly built value, which written
@@ -204,6 +211,13 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         self.sink.string(s)
     }
+}
+
+/// `- Infinity`, `+ NaN`: a sign, white space, then a non-finite number.
+pub(crate) fn spaced_non_finite(word: &str) -> bool {
+    word.strip_prefix(['-', '+'])
+        .filter(|rest| rest.starts_with(char::is_whitespace))
+        .is_some_and(|rest| matches!(rest.trim_start(), "Infinity" | "NaN"))
 }
 
 /// The name of a call written `Name(...)` or `new Name(...)`.

@@ -68,6 +68,7 @@ const fn special(punct: bool) -> [bool; 256] {
     t[b'`' as usize] = true;
     t[b',' as usize] = punct;
     t[b':' as usize] = punct;
+    t[0xC2] = true;
     t[0xE2] = true;
     t
 }
@@ -90,12 +91,16 @@ impl<S: Sink> Parser<'_, '_, S> {
     /// Length of a quote at `at` that can close a string opened with `quote`.
     fn closer_len(&self, quote: Quote, at: usize) -> Option<usize> {
         let b = self.b.get(at..)?;
+        // As jsonrepair does: `'` and `"` close only themselves; a string opened with a
+        // backtick or a curly single quote closes at any single quote (`'`, `` ` ``, `´`,
+        // `‘`, `’`), and one opened with a curly double quote at any double quote.
         match (quote, b) {
             (Quote::Double | Quote::CurlyDouble, [b'"', ..])
             | (Quote::Single, [b'\'', ..])
-            | (Quote::Backtick, [b'`', ..]) => Some(1),
+            | (Quote::Backtick | Quote::CurlySingle, [b'`' | b'\'', ..]) => Some(1),
+            (Quote::Backtick | Quote::CurlySingle, [0xC2, 0xB4, ..]) => Some(2),
             (Quote::CurlyDouble, [0xE2, 0x80, 0x9C | 0x9D, ..])
-            | (Quote::CurlySingle, [0xE2, 0x80, 0x98 | 0x99, ..]) => Some(3),
+            | (Quote::Backtick | Quote::CurlySingle, [0xE2, 0x80, 0x98 | 0x99, ..]) => Some(3),
             _ => None,
         }
     }
@@ -224,7 +229,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 Some(1)
             }
             b':' if st.ctx != Ctx::Key => Some(1),
-            b'\'' | b'`' | 0xE2 if self.closer_len(st.quote, self.pos).is_none() => self
+            b'\'' | b'`' | 0xC2 | 0xE2 if self.closer_len(st.quote, self.pos).is_none() => self
                 .src
                 .get(self.pos..)
                 .and_then(|s| s.chars().next())
@@ -286,9 +291,29 @@ impl<S: Sink> Parser<'_, '_, S> {
         false
     }
 
+    /// Whether the quote at `at` (of `len` bytes) may close the string: the very quote it
+    /// was opened with, or another single quote (`` `foo´ ``) directly followed by the end
+    /// of the value. Elsewhere another quote is content (`` `single quote: '` ``).
+    fn may_close(&self, quote: Quote, at: usize, len: usize) -> bool {
+        let own = match (quote, self.b.get(at..).unwrap_or_default()) {
+            (Quote::Backtick, [b'`', ..]) | (Quote::CurlySingle, [0xE2, 0x80, 0x98 | 0x99, ..]) => {
+                true
+            }
+            (Quote::Backtick | Quote::CurlySingle, _) => false,
+            _ => true,
+        };
+        own || matches!(self.byte_at(at + len), Some(b'\n' | b'\r'))
+            || self
+                .next_solid(at + len)
+                .is_none_or(|(_, b)| matches!(b, b',' | b':' | b'}' | b']' | b')'))
+    }
+
     fn quote_or_char(&mut self, st: &mut Str) -> bool {
         let at = self.pos;
-        let Some(len) = self.closer_len(st.quote, at) else {
+        let len = self
+            .closer_len(st.quote, at)
+            .filter(|&len| self.may_close(st.quote, at, len));
+        let Some(len) = len else {
             let ch = self.text(at, at + 1);
             let ch = ch.chars().next().map_or(1, char::len_utf8);
             st.out.push_str(self.text(at, at + ch));
@@ -564,11 +589,34 @@ impl<S: Sink> Parser<'_, '_, S> {
             if k > 0 && st.out.as_bytes().ends_with(suffix) {
                 st.out.truncate(st.out.len() - k);
                 self.pos = eof - k;
+                if self.end_at_last_comma(st) {
+                    return;
+                }
             }
         }
         let trimmed = st.out.trim_end().len();
         st.out.truncate(trimmed);
         self.record(RepairRule::UnterminatedString, st.start, eof, "\"");
+    }
+
+    /// A string never closed, in a text that ends by closing its containers, whose last
+    /// comma is followed by a number or a keyword only (`["https://x.com/,2]`): the closing
+    /// quote was lost before that comma, where the structure resumes. Ends the string there
+    /// (true).
+    fn end_at_last_comma(&mut self, st: &mut Str) -> bool {
+        let Some((src, out_len)) = st.last_comma else {
+            return false;
+        };
+        let tail = st.out.get(out_len + 1..).unwrap_or_default().trim();
+        let scalar = matches!(tail, "true" | "false" | "null")
+            || serde_json::from_str::<serde_json::Number>(tail).is_ok();
+        if !scalar || st.ctx == Ctx::Top {
+            return false;
+        }
+        st.out.truncate(out_len);
+        self.pos = src;
+        self.record(RepairRule::MissingClosingQuote, src, src, "\"");
+        true
     }
 
     /// Length of the trailing run of blanks, backticks and closing brackets that close the

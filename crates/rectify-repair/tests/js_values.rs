@@ -1,0 +1,102 @@
+//! JavaScript-flavoured values models write: regular expression literals, mixed single
+//! quotes (`` `foo´ ``), calls with no argument, a sign set apart from `Infinity`, and a
+//! string whose closing quote was lost before a last element.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use proptest::prelude::*;
+use rectify_repair::{RepairOptions, repair};
+use serde_json::{Value, json};
+
+fn fixed(text: &str) -> (Option<Value>, Vec<String>) {
+    let out = repair(text, &RepairOptions::default().with_unsafe(true));
+    (out.value, out.repairs.into_iter().map(|r| r.code).collect())
+}
+
+#[test]
+fn a_regex_literal_is_its_text() {
+    let (value, codes) = fixed(r#"{"pattern": /^[a-z\/]+$/gi, "n": 1}"#);
+    assert_eq!(value, Some(json!({"pattern": r"/^[a-z\/]+$/gi", "n": 1})));
+    assert_eq!(codes, ["json.regex_literal"]);
+    assert_eq!(fixed("/[a-z]_/").0, Some(json!("/[a-z]_/")));
+    assert_eq!(fixed("[/[/]/, 2]").0, Some(json!(["/[/]/", 2])));
+}
+
+#[test]
+fn slashes_that_are_not_a_literal_stay_what_they_were() {
+    // A path goes on after its second slash: unquoted text, not a literal.
+    let (value, codes) = fixed("{\"path\": /usr/bin/env}");
+    assert_eq!(value, Some(json!({"path": "/usr/bin/env"})));
+    assert!(
+        !codes.contains(&"json.regex_literal".to_owned()),
+        "{codes:?}"
+    );
+    // Comments are comments.
+    assert_eq!(fixed("{\"a\": 1 /* two */}").0, Some(json!({"a": 1})));
+    assert_eq!(fixed("{\"a\": 1 // two\n}").0, Some(json!({"a": 1})));
+}
+
+#[test]
+fn a_backtick_string_closes_at_any_single_quote_that_ends_the_value() {
+    assert_eq!(fixed("`foo´").0, Some(json!("foo")));
+    assert_eq!(fixed("`foo'").0, Some(json!("foo")));
+    assert_eq!(fixed("{`a´:`b´}").0, Some(json!({"a": "b"})));
+    assert_eq!(fixed("{\u{2018}a':\u{2018}b`}").0, Some(json!({"a": "b"})));
+}
+
+#[test]
+fn other_single_quotes_inside_a_backtick_string_are_content() {
+    assert_eq!(
+        fixed("[`single quote: '`, `it's ok`, `users' list`]").0,
+        Some(json!(["single quote: '", "it's ok", "users' list"]))
+    );
+    // A plain single-quoted string still closes only at `'`.
+    assert_eq!(fixed("['a`b']").0, Some(json!(["a`b"])));
+}
+
+#[test]
+fn a_call_with_no_argument_is_null() {
+    let (value, codes) = fixed("{\"n\": new NumberInt(), \"d\": Date( )}");
+    assert_eq!(value, Some(json!({"n": null, "d": null})));
+    assert_eq!(codes, ["json.call_wrapper", "json.call_wrapper"]);
+    assert_eq!(fixed("{\"n\": NumberLong(3)}").0, Some(json!({"n": 3})));
+}
+
+#[test]
+fn a_sign_apart_from_infinity_is_still_non_finite() {
+    assert_eq!(fixed("- Infinity").0, Some(Value::Null));
+    assert_eq!(fixed("[+ NaN, 1]").0, Some(json!([null, 1])));
+    assert_eq!(fixed("- Infinity rocks").0, Some(json!("- Infinity rocks")));
+}
+
+#[test]
+fn a_lost_quote_before_a_last_number_ends_the_string_there() {
+    let (value, codes) = fixed("[\"https://www.bible.com/,2]");
+    assert_eq!(value, Some(json!(["https://www.bible.com/", 2])));
+    assert!(
+        codes.contains(&"json.missing_closing_quote".to_owned()),
+        "{codes:?}"
+    );
+    // Words after the comma are the string's own: nothing says the quote was lost there.
+    assert_eq!(fixed("[\"hello, world]").0, Some(json!(["hello, world"])));
+    // Cut off (no closing bracket): the whole rest is the string.
+    assert_eq!(fixed("[\"a, 2").0, Some(json!(["a, 2"])));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Any regular expression body without newlines, slashes or backslashes (and not
+    /// starting with `*`, which makes a comment), written as a literal with flags in an
+    /// object, comes back as its text.
+    #[test]
+    fn literals_keep_their_text(
+        body in "[a-z0-9 ^$.+?()|{}-][a-z0-9 ^$.*+?()|{}-]{0,19}",
+        flags in "[gimsuy]{0,3}",
+    ) {
+        let literal = format!("/{body}/{flags}");
+        let text = format!("{{\"re\": {literal}, \"k\": 1}}");
+        let (value, _) = fixed(&text);
+        prop_assert_eq!(value, Some(json!({"re": literal, "k": 1})));
+    }
+}
