@@ -83,6 +83,27 @@ fn a_lost_quote_before_a_last_number_ends_the_string_there() {
     assert_eq!(fixed("[\"a, 2").0, Some(json!(["a, 2"])));
 }
 
+#[test]
+fn strings_that_end_with_a_comma_are_valid_as_they_stand() {
+    // Found by the `repair` fuzz target: the lenient parser read the quote after `,` as
+    // the start of the next element, although the value ends right after it.
+    for text in [
+        r#"["",",",",",":"]"#,
+        r#"{"a": "x,", "b": "y,"}"#,
+        r#"[",", "b"]"#,
+    ] {
+        let (value, codes) = rectify_repair::testing::parse_lenient(text);
+        assert!(codes.is_empty(), "{text}: {codes:?}");
+        assert_eq!(value, serde_json::from_str(text).ok());
+    }
+    // The lost quote it is there for is still found.
+    assert_eq!(fixed(r#"["one, "two"]"#).0, Some(json!(["one", "two"])));
+    assert_eq!(
+        fixed(r#"{"a": "x, "b": "y"}"#).0,
+        Some(json!({"a": "x", "b": "y"}))
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 

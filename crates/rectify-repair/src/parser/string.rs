@@ -368,8 +368,12 @@ impl<S: Sink> Parser<'_, '_, S> {
                 .get(out_len + 1..)
                 .is_some_and(|s| s.trim().is_empty())
             && self.element_starts(st.ctx, at)
+            && !self
+                .next_solid(after)
+                .is_some_and(|n| self.terminates(st.ctx, Some(n)))
         {
-            // `{"a": "x, "b": 1}`, `["one, "two"]`: the quote opens the next element.
+            // `{"a": "x, "b": 1}`, `["one, "two"]`: the quote opens the next element. Not
+            // when the value ends right after it (`[",", "b"]` is valid as it stands).
             return Decision::EndAtComma(src, out_len);
         }
         if st.inner_open && closing_style {
