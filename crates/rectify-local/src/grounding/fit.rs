@@ -21,6 +21,8 @@
 //! - a word only this field has, written in the few words after a number (`48213 kWh on the
 //!   day rate` for `day_kwh` beside `night_kwh`), picks that number first; a number inside a
 //!   range or score is not the one the word next to it names;
+//! - a span that starts with a quantity (`2`, `24 months, so`, `39 EUR`) is not a free
+//!   string's value unless the field is an identifier (`flat 14`), a date or a time;
 //! - spans that cross a sentence or a closing quote, start with a greeting or pronoun or end
 //!   with a function word go last, and a span written after another field's label is that
 //!   field's (`Booked by Claire Dubois` is not the winery).
@@ -165,6 +167,13 @@ impl Context {
         };
         let after = following(text, &own);
         let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
+        // `24 months` is a count, not the problem of a warranty claim (nor is `24 months, so
+        // the repair is covered`); a bare number is only an identifier's (`flat 14`).
+        let spans = if words::is_identifier(&own) || words::is_date(&own) || words::is_time(&own) {
+            spans
+        } else {
+            prefer(spans, |s| !shape::starts_with_quantity(s))
+        };
         // A span written right after another field's word is that field's.
         let theirs: Vec<&str> = self
             .others(name)
@@ -449,8 +458,37 @@ mod tests {
         assert!(pick("room").iter().all(|s| s.starts_with("4B")));
         assert!(pick("attendee").contains(&"Priya".to_owned()));
         assert!(pick("attendee").iter().all(|s| shape::is_proper(s)));
+        assert!(pick("room").iter().all(|s| s.starts_with("4B")));
         let title = pick("title");
         assert!(!title.contains(&"urgent".to_owned()) && !title.contains(&"Thursday".to_owned()));
         assert!(!title.contains(&"275.40".to_owned()));
+    }
+
+    #[test]
+    fn quantities_are_not_free_strings() {
+        let text = "Claim for water damage in the kitchen, 2 rooms, 24 months old. Joined on 1 June, \
+                    flat 14.";
+        let s = json!({"type": "object", "properties": {
+            "damage": {"type": "string"}, "flat": {"type": "string"},
+            "start_date": {"type": "string"}}});
+        let context = Context::of(&s, text);
+        let found = mentions(text);
+        let pick = |field: &str| {
+            let all: Vec<String> = spans(text).into_iter().collect();
+            context.strings(field, all, text, &found)
+        };
+        let damage = pick("damage");
+        assert!(damage.iter().any(|s| s == "water damage"), "{damage:?}");
+        assert!(
+            !damage.iter().any(|s| shape::starts_with_quantity(s)),
+            "{damage:?}"
+        );
+        assert!(pick("flat").contains(&"14".to_owned()));
+        let quantity = shape::starts_with_quantity;
+        assert!(quantity("39 EUR") && quantity("1,250.00") && quantity("33 cm, to Hofweg 4"));
+        assert!(!quantity("2 November, estimated at 4,200"));
+        assert!(pick("start_date").contains(&"1 June".to_owned()));
+        assert!(!quantity("14 Rue de la Paix") && !quantity("2014 Skoda Octavia"));
+        assert!(!quantity("4B") && !quantity("ICE 578"));
     }
 }

@@ -129,6 +129,31 @@ pub fn is_time(span: &str) -> bool {
     }
 }
 
+/// Whether `span` starts with a quantity: a number alone or followed by a lowercase word,
+/// another number or a currency (`2`, `1,250.00`, `24 months, so`, `39 EUR`, `412 55 18`),
+/// not a number that starts a date, a name or an address (`2 November`, `14 Rue de la
+/// Paix`, `2014 Skoda Octavia`).
+pub fn starts_with_quantity(span: &str) -> bool {
+    let mut words = span.split_whitespace();
+    let number = |w: &str| {
+        let w = w
+            .trim_start_matches(['$', '€', '£'])
+            .trim_end_matches([',', '.', ';']);
+        w.starts_with(|c: char| c.is_ascii_digit())
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.')
+    };
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let unit = |w: &str| {
+        let bare = bare(w);
+        w.starts_with(|c: char| c.is_lowercase() || c.is_ascii_digit())
+            || super::words::is_currency(&bare)
+    };
+    number(first) && words.next().is_none_or(unit)
+}
+
 /// Whether `span` is written like the name of a person, an organisation or a place: no
 /// digits, its first and last words start with a capital letter, and the words between too or
 /// are small joining words (`de`, `of`, `the`).

@@ -25,6 +25,52 @@ const DATE: &[&str] = &[
     "until", "weekday", "when",
 ];
 
+/// Field words that mean an identifier or a code, whose value may be a bare number
+/// (`account 55102`, `flat 14`, `postal_code 75002`).
+const IDENTIFIER: &[&str] = &[
+    "account",
+    "apartment",
+    "bib",
+    "booking",
+    "code",
+    "field",
+    "flat",
+    "floor",
+    "gate",
+    "id",
+    "iban",
+    "invoice",
+    "licence",
+    "license",
+    "membership",
+    "no",
+    "num",
+    "number",
+    "order",
+    "passport",
+    "phone",
+    "pin",
+    "plate",
+    "platform",
+    "policy",
+    "postal",
+    "postcode",
+    "ref",
+    "reference",
+    "registration",
+    "room",
+    "seat",
+    "serial",
+    "ticket",
+    "tracking",
+    "train",
+    "flight",
+    "unit",
+    "version",
+    "year",
+    "zip",
+];
+
 /// Field words that mean a time of day.
 const TIME: &[&str] = &["arrival", "arrives", "departs", "departure", "hour", "time"];
 
@@ -215,6 +261,11 @@ pub fn is_date(words: &[String]) -> bool {
     any_in(words, DATE) && !is_time(words)
 }
 
+/// Whether a field with these words holds an identifier or a code (see [`IDENTIFIER`]).
+pub fn is_identifier(words: &[String]) -> bool {
+    any_in(words, IDENTIFIER)
+}
+
 /// Whether the field `name` names who did something (`signed_by`, `bookedBy`): a person or
 /// an organisation.
 pub fn is_agent(name: &str) -> bool {
@@ -259,6 +310,9 @@ mod tests {
         assert!(!is_date(&words("start_time")));
         assert!(is_time(&words("start_time")));
         assert!(is_proper(&words("home_team")));
+        assert!(is_identifier(&words("postalCode")));
+        assert!(is_identifier(&words("complainant_flat")));
+        assert!(!is_identifier(&words("damage")));
         assert!(!is_proper(&words("name")));
     }
 }
