@@ -22,7 +22,8 @@
 //!   day rate` for `day_kwh` beside `night_kwh`), picks that number first; a number inside a
 //!   range or score is not the one the word next to it names;
 //! - a span that starts with a quantity (`2`, `24 months, so`, `39 EUR`) is not a free
-//!   string's value unless the field is an identifier (`flat 14`), a date or a time;
+//!   string's value unless the field is an identifier (`flat 14`), a measure or money
+//!   (`amount`: `200 g`), a date or a time;
 //! - spans that cross a sentence or a closing quote, start with a greeting or pronoun or end
 //!   with a function word go last, and a span written after another field's label is that
 //!   field's (`Booked by Claire Dubois` is not the winery).
@@ -169,7 +170,13 @@ impl Context {
         let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
         // `24 months` is a count, not the problem of a warranty claim (nor is `24 months, so
         // the repair is covered`); a bare number is only an identifier's (`flat 14`).
-        let spans = if words::is_identifier(&own) || words::is_date(&own) || words::is_time(&own) {
+        let kept = [
+            words::is_identifier,
+            words::is_measure,
+            words::is_date,
+            words::is_time,
+        ];
+        let spans = if kept.iter().any(|kind| kind(&own)) {
             spans
         } else {
             prefer(spans, |s| !shape::starts_with_quantity(s))
@@ -469,7 +476,7 @@ mod tests {
         let text = "Claim for water damage in the kitchen, 2 rooms, 24 months old. Joined on 1 June, \
                     flat 14.";
         let s = json!({"type": "object", "properties": {
-            "damage": {"type": "string"}, "flat": {"type": "string"},
+            "damage": {"type": "string"}, "flat": {"type": "string"}, "amount": {"type": "string"},
             "start_date": {"type": "string"}}});
         let context = Context::of(&s, text);
         let found = mentions(text);
@@ -484,6 +491,7 @@ mod tests {
             "{damage:?}"
         );
         assert!(pick("flat").contains(&"14".to_owned()));
+        assert!(pick("amount").contains(&"2 rooms".to_owned()));
         let quantity = shape::starts_with_quantity;
         assert!(quantity("39 EUR") && quantity("1,250.00") && quantity("33 cm, to Hofweg 4"));
         assert!(!quantity("2 November, estimated at 4,200"));

@@ -71,6 +71,31 @@ const IDENTIFIER: &[&str] = &[
     "zip",
 ];
 
+/// Field words that mean a measured quantity, whose value may be written as one (`200 g`,
+/// `2 tablets`, `45 minutes`).
+const MEASURE: &[&str] = &[
+    "amount",
+    "area",
+    "capacity",
+    "count",
+    "depth",
+    "distance",
+    "dosage",
+    "dose",
+    "duration",
+    "height",
+    "length",
+    "mileage",
+    "quantity",
+    "qty",
+    "size",
+    "speed",
+    "temperature",
+    "volume",
+    "weight",
+    "width",
+];
+
 /// Field words that mean a time of day.
 const TIME: &[&str] = &["arrival", "arrives", "departs", "departure", "hour", "time"];
 
@@ -266,6 +291,11 @@ pub fn is_identifier(words: &[String]) -> bool {
     any_in(words, IDENTIFIER)
 }
 
+/// Whether a field with these words holds a measured quantity or money (see [`MEASURE`]).
+pub fn is_measure(words: &[String]) -> bool {
+    any_in(words, MEASURE) || is_money(words)
+}
+
 /// Whether the field `name` names who did something (`signed_by`, `bookedBy`): a person or
 /// an organisation.
 pub fn is_agent(name: &str) -> bool {
@@ -313,6 +343,7 @@ mod tests {
         assert!(is_identifier(&words("postalCode")));
         assert!(is_identifier(&words("complainant_flat")));
         assert!(!is_identifier(&words("damage")));
+        assert!(is_measure(&words("amount")) && is_measure(&words("doseSize")));
         assert!(!is_proper(&words("name")));
     }
 }
