@@ -465,7 +465,6 @@ mod tests {
         assert!(pick("room").iter().all(|s| s.starts_with("4B")));
         assert!(pick("attendee").contains(&"Priya".to_owned()));
         assert!(pick("attendee").iter().all(|s| shape::is_proper(s)));
-        assert!(pick("room").iter().all(|s| s.starts_with("4B")));
         let title = pick("title");
         assert!(!title.contains(&"urgent".to_owned()) && !title.contains(&"Thursday".to_owned()));
         assert!(!title.contains(&"275.40".to_owned()));

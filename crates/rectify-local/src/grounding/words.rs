@@ -286,12 +286,14 @@ pub fn is_date(words: &[String]) -> bool {
     any_in(words, DATE) && !is_time(words)
 }
 
-/// Whether a field with these words holds an identifier or a code (see [`IDENTIFIER`]).
+/// Whether a field with these words holds an identifier or a code (`account`, `flat`,
+/// `postal_code`).
 pub fn is_identifier(words: &[String]) -> bool {
     any_in(words, IDENTIFIER)
 }
 
-/// Whether a field with these words holds a measured quantity or money (see [`MEASURE`]).
+/// Whether a field with these words holds a measured quantity or money (`amount`, `dose`,
+/// `size`).
 pub fn is_measure(words: &[String]) -> bool {
     any_in(words, MEASURE) || is_money(words)
 }
