@@ -120,6 +120,9 @@ fn pathological_quotes_and_brackets_finish() {
         "{\"a\": \"".to_owned() + &", b: ".repeat(50_000),
         "```".repeat(50_000),
         "{".to_owned() + &":".repeat(100_000),
+        // Every `/` at a value's start is tried as a regular expression literal whose class
+        // never closes on this line: bounded, so the line stays linear.
+        "[".to_owned() + &"/[x, ".repeat(100_000) + "]",
     ];
     for text in &inputs {
         let out = repair(text, &RepairOptions::default().with_unsafe(true));

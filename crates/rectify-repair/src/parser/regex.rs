@@ -25,9 +25,15 @@ impl<S: Sink> Parser<'_, '_, S> {
     }
 }
 
+/// The longest body of a regular expression literal looked for: every `/` at a value's start
+/// is tried, so an unbounded look (`[/[x, /[x, ...]`, each class open to the end of the
+/// line) would make a long line quadratic.
+const MAX_BODY: usize = 1024;
+
 /// One past the flags of the regular expression literal that starts at `at` in `b`: a `/`
-/// not starting a comment, a body on one line (escapes and `[...]` classes may hold `/`),
-/// the closing `/` and its flags. `None` when there is no such literal.
+/// not starting a comment, a body on one line of at most [`MAX_BODY`] bytes (escapes and
+/// `[...]` classes may hold `/`), the closing `/` and its flags. `None` when there is no such
+/// literal.
 pub(crate) fn regex_end(b: &[u8], at: usize) -> Option<usize> {
     if b.get(at) != Some(&b'/') || matches!(b.get(at + 1), Some(b'/' | b'*') | None) {
         return None;
@@ -35,6 +41,9 @@ pub(crate) fn regex_end(b: &[u8], at: usize) -> Option<usize> {
     let mut i = at + 1;
     let mut class = false;
     loop {
+        if i - at > MAX_BODY {
+            return None;
+        }
         match *b.get(i)? {
             b'\n' | b'\r' => return None,
             b'\\' => {
@@ -78,5 +87,13 @@ mod tests {
         assert_eq!(regex_end(b"/ab\nc/", 0), None);
         assert_eq!(regex_end(b"/", 0), None);
         assert_eq!(regex_end(b"/ab\\", 0), None);
+    }
+
+    #[test]
+    fn a_body_longer_than_the_limit_is_not_a_literal() {
+        let long = format!("/{}/", "a".repeat(super::MAX_BODY));
+        assert_eq!(regex_end(long.as_bytes(), 0), None);
+        let short = format!("/{}/", "a".repeat(super::MAX_BODY - 2));
+        assert_eq!(regex_end(short.as_bytes(), 0), Some(short.len()));
     }
 }
