@@ -73,12 +73,31 @@ impl Server {
             admin: free_port(),
             fabric: free_port(),
         };
-        server.spawn();
-        server
+        // Ports found free can be taken by another test before the server binds them: a
+        // server that exits on start is started again on new ports.
+        for _ in 0..3 {
+            if server.try_spawn() {
+                return server;
+            }
+            (server.ingress, server.admin, server.fabric) = (free_port(), free_port(), free_port());
+        }
+        panic!("the Restate server exited on start:\n{}", server.log_tail());
     }
 
     /// Starts the server process (again) on the same ports and data, and waits for it.
     fn spawn(&mut self) {
+        let answered = self.try_spawn();
+        assert!(
+            answered,
+            "the Restate server exited on start:\n{}",
+            self.log_tail()
+        );
+    }
+
+    /// Starts the server and waits until it answers (true), or until it exits (false: a
+    /// port it was given was taken in the meantime, for example). Panics, with the end of
+    /// its log, when it neither answers nor exits within 180 s.
+    fn try_spawn(&mut self) -> bool {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -106,11 +125,33 @@ impl Server {
             .spawn()
             .unwrap();
         self.process = Some(Killed(child));
-        wait_until(
-            "the Restate server answers",
-            Duration::from_secs(180),
-            || http("GET", admin, "/health", "").is_some_and(|(status, _)| status == 200),
-        );
+        let start = Instant::now();
+        loop {
+            if http("GET", admin, "/health", "").is_some_and(|(status, _)| status == 200) {
+                return true;
+            }
+            let exited = self
+                .process
+                .as_mut()
+                .is_some_and(|p| p.0.try_wait().ok().flatten().is_some());
+            if exited {
+                self.process = None;
+                return false;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(180),
+                "waited 180 s for the Restate server to answer:\n{}",
+                self.log_tail()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The last lines of the server's log.
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.data.path().join("server.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
     }
 
     /// kill -9 the server process.
