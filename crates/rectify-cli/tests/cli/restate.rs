@@ -74,12 +74,13 @@ impl Server {
             fabric: free_port(),
         };
         // Ports found free can be taken by another test before the server binds them: a
-        // server that exits on start is started again on new ports.
+        // server that exits on start is started again on new ports and fresh data.
         for _ in 0..3 {
             if server.try_spawn() {
                 return server;
             }
             (server.ingress, server.admin, server.fabric) = (free_port(), free_port(), free_port());
+            server.data = tempfile::tempdir().unwrap();
         }
         panic!("the Restate server exited on start:\n{}", server.log_tail());
     }

@@ -366,6 +366,12 @@ mod tests {
         json!({"type": "object", "properties": props})
     }
 
+    fn strings_for(text: &str, schema: &Value, field: &str) -> Vec<String> {
+        let found = mentions(text);
+        let all: Vec<String> = spans(text).into_iter().collect();
+        Context::of(schema, text).strings(field, all, text, &found)
+    }
+
     fn numbers_for(text: &str, schema: &Value, field: &str) -> Vec<String> {
         let found = mentions(text);
         let context = Context::of(schema, text);
@@ -427,12 +433,7 @@ mod tests {
         let text = "Tasting at Domaine Roche on Saturday. Booked by Claire Dubois.";
         let s = json!({"type": "object", "properties": {
             "winery": {"type": "string"}, "booked_by": {"type": "string"}}});
-        let context = Context::of(&s, text);
-        let found = mentions(text);
-        let pick = |field: &str| {
-            let all: Vec<String> = spans(text).into_iter().collect();
-            context.strings(field, all, text, &found)
-        };
+        let pick = |field: &str| strings_for(text, &s, field);
         assert!(pick("booked_by").iter().all(|s| s.starts_with("Claire")));
         assert!(!pick("winery").iter().any(|s| s.starts_with("Claire")));
     }
@@ -455,12 +456,7 @@ mod tests {
             "title": {"type": "string"}, "day": {"type": "string"}, "room": {"type": "string"},
             "attendee": {"type": "string"}, "priority": {"enum": ["low", "urgent"]},
             "amount": {"type": "number"}}});
-        let context = Context::of(&s, text);
-        let found = mentions(text);
-        let pick = |field: &str| {
-            let all: Vec<String> = spans(text).into_iter().collect();
-            context.strings(field, all, text, &found)
-        };
+        let pick = |field: &str| strings_for(text, &s, field);
         assert_eq!(pick("day"), ["Thursday"]);
         assert!(pick("room").iter().all(|s| s.starts_with("4B")));
         assert!(pick("attendee").contains(&"Priya".to_owned()));
@@ -477,12 +473,7 @@ mod tests {
         let s = json!({"type": "object", "properties": {
             "damage": {"type": "string"}, "flat": {"type": "string"}, "amount": {"type": "string"},
             "start_date": {"type": "string"}}});
-        let context = Context::of(&s, text);
-        let found = mentions(text);
-        let pick = |field: &str| {
-            let all: Vec<String> = spans(text).into_iter().collect();
-            context.strings(field, all, text, &found)
-        };
+        let pick = |field: &str| strings_for(text, &s, field);
         let damage = pick("damage");
         assert!(damage.iter().any(|s| s == "water damage"), "{damage:?}");
         assert!(
