@@ -125,7 +125,7 @@ fn lone_scalar(t: &str) -> bool {
         };
         // Closed at the very end, or cut off (no closing quote at all).
         match body.strip_suffix(close) {
-            Some(inner) => !closes_inside(inner, close),
+            Some(inner) => !closes_inside(inner, close) || one_inner_quote(inner, close),
             None => !body.trim().is_empty() && !closes_inside(body, close),
         }
     });
@@ -166,30 +166,50 @@ fn closes_inside(body: &str, close: char) -> bool {
     false
 }
 
-/// `"a" + "b"`: double-quoted one-line strings joined by `+`.
+/// `"a" + "b"`: double-quoted one-line strings joined by `+`. A part whose closing quote
+/// was lost before the `+` (`"hello +\n " world"`, `"abc +"def"`) and a `+` cut off by the
+/// end of the text (`"hello" +`) count too.
 fn concatenation(t: &str) -> bool {
     let mut rest = t;
     let mut parts = 0;
-    loop {
-        let Some(body) = rest.strip_prefix('"') else {
-            return false;
-        };
+    while let Some(body) = rest.strip_prefix('"') {
         let Some(close) = body.find(['"', '\n']) else {
             return false;
         };
+        parts += 1;
+        let after = body[close + 1..].trim_start();
+        let lost = body[..close].trim_end().ends_with('+')
+            && (body.as_bytes()[close] == b'\n' || !(after.is_empty() || after.starts_with('+')));
+        if lost {
+            rest = body[close..].trim_start();
+            continue;
+        }
         if body.as_bytes()[close] != b'"' {
             return false;
         }
-        parts += 1;
-        rest = body[close + 1..].trim_start();
-        if rest.is_empty() {
+        if after.is_empty() {
             return parts > 1;
         }
-        match rest.strip_prefix('+') {
+        match after.strip_prefix('+') {
+            Some(more) if more.trim().is_empty() => return true,
             Some(more) => rest = more.trim_start(),
             None => return false,
         }
     }
+    false
+}
+
+/// True when `inner`, the body of a string closed at the end of the text, holds exactly one
+/// unescaped `close` followed by words (`The TV has a 24" screen`): a quote that is content.
+fn one_inner_quote(inner: &str, close: char) -> bool {
+    let mut quotes = inner.match_indices(close).filter(|&(i, _)| !inner[..i].ends_with('\\'));
+    let Some((at, _)) = quotes.next() else {
+        return false;
+    };
+    let words = inner[at + close.len_utf8()..]
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_alphabetic());
+    quotes.next().is_none() && words && inner.len() <= crate::parser::WINDOW
 }
 
 /// `callback_123(2)`: a JSONP call around one loose scalar.

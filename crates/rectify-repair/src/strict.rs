@@ -263,7 +263,18 @@ pub(crate) fn continues(first: &str, rest: &str) -> bool {
             .is_some_and(|t| t.trim_start().starts_with('"'));
     let next_line =
         scalar_start(first) && scalar_start(tail) && rest[..rest.len() - tail.len()].contains('\n');
-    concatenated || next_line || structure_follows(tail)
+    concatenated || next_line || structure_follows(tail) || string_goes_on(first, tail)
+}
+
+/// `"The TV has a 24" screen"`, `"abc +"def"`: a string followed by words that end, soon,
+/// with the only other quote of the text. The quote after the valid string was content (or
+/// opened the next part of a concatenation), not its end.
+fn string_goes_on(first: &str, tail: &str) -> bool {
+    let tail = tail.trim_end();
+    first.starts_with('"')
+        && tail.len() <= crate::parser::WINDOW
+        && tail.starts_with(|c: char| c.is_ascii_alphabetic())
+        && tail.find('"') == Some(tail.len() - 1)
 }
 
 /// True when `tail` goes on with another value, a comma, a bracket or a colon, after white

@@ -7,6 +7,7 @@
 //! window or stops at the first non-blank byte, so the whole pass is linear in the input.
 
 mod array;
+mod concat;
 mod escape;
 mod object;
 mod regex;

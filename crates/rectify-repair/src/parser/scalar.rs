@@ -209,6 +209,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             self.record(RepairRule::StringConcatenation, at, q, "");
             s.push_str(&more);
         }
+        self.skip_cut_concat();
         self.sink.string(s)
     }
 }

@@ -33,6 +33,9 @@ enum Decision {
     Close,
     Inner,
     EndAtComma(usize, usize),
+    /// The closing quote was lost before a concatenation: cut the output back to this
+    /// length; the marker starts at this source offset.
+    Concat(usize, usize),
 }
 
 /// State of the string being read.
@@ -89,7 +92,7 @@ impl<S: Sink> Parser<'_, '_, S> {
     }
 
     /// Length of a quote at `at` that can close a string opened with `quote`.
-    fn closer_len(&self, quote: Quote, at: usize) -> Option<usize> {
+    pub(super) fn closer_len(&self, quote: Quote, at: usize) -> Option<usize> {
         let b = self.b.get(at..)?;
         // As jsonrepair does: `'` and `"` close only themselves; a string opened with a
         // backtick or a curly single quote closes at any single quote (`'`, `` ` ``, `´`,
@@ -338,6 +341,13 @@ impl<S: Sink> Parser<'_, '_, S> {
                 self.pos += len;
                 false
             }
+            Decision::Concat(cut, src) => {
+                self.join_lost_quote(&mut st.out, (cut, src), at + len);
+                st.last_comma = st.last_comma.filter(|&(_, out_len)| out_len < cut);
+                st.inner_open = false;
+                self.pos = at + len;
+                false
+            }
             Decision::EndAtComma(src, out_len) => {
                 st.out.truncate(out_len);
                 self.pos = src;
@@ -351,6 +361,9 @@ impl<S: Sink> Parser<'_, '_, S> {
         let after = at + len;
         let closing_style = st.out.chars().last().is_some_and(|c| !c.is_whitespace());
         let glued = self.byte_at(after).is_some_and(is_word_byte);
+        if let Some((cut, src)) = self.lost_quote_concat(&st.out, st.ctx, at, len) {
+            return Decision::Concat(cut, src);
+        }
         match st.ctx {
             Ctx::Key => {
                 return if glued && !self.value_glued(after) {
@@ -359,6 +372,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                     Decision::Close
                 };
             }
+            Ctx::Top if self.top_inner(st.quote, after) => return Decision::Inner,
             Ctx::Top => return Decision::Close,
             Ctx::Member | Ctx::Item => {}
         }
@@ -414,6 +428,23 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
     }
 
+    /// A quote inside a lone top-level string (`"The TV has a 24" screen"`): words follow
+    /// it, and the text ends, soon, with the string's own quote, the only other one.
+    fn top_inner(&self, quote: Quote, after: usize) -> bool {
+        let rest = self.b.get(after..).unwrap_or_default();
+        let Some(last) = rest.iter().rposition(|b| !b.is_ascii_whitespace()) else {
+            return false;
+        };
+        let words = self
+            .next_solid(after)
+            .is_some_and(|(_, b)| b.is_ascii_alphabetic());
+        let closer = (last.saturating_sub(2)..=last)
+            .find(|&p| self.closer_len(quote, after + p) == Some(last - p + 1));
+        words
+            && rest.len() <= WINDOW
+            && closer.is_some_and(|c| (0..c).all(|p| self.closer_len(quote, after + p).is_none()))
+    }
+
     /// True when a number or a keyword that ends there starts at `at`, right after a
     /// closing quote: `"a"5}` or `"a"true,` is a key whose colon is missing, `["a"null]` an
     /// element whose comma is missing, not a quote inside the string.
@@ -453,7 +484,7 @@ impl<S: Sink> Parser<'_, '_, S> {
     }
 
     /// True when the byte after a quote shows that the quote ended a value.
-    fn terminates(&self, ctx: Ctx, next: Option<(usize, u8)>) -> bool {
+    pub(super) fn terminates(&self, ctx: Ctx, next: Option<(usize, u8)>) -> bool {
         let Some((i, b)) = next else {
             return true;
         };
@@ -601,6 +632,9 @@ impl<S: Sink> Parser<'_, '_, S> {
         let trimmed = st.out.trim_end().len();
         st.out.truncate(trimmed);
         self.record(RepairRule::UnterminatedString, st.start, eof, "\"");
+        if st.ctx != Ctx::Key {
+            self.drop_cut_concat(&mut st.out);
+        }
     }
 
     /// A string never closed, in a text that ends by closing its containers, whose last
