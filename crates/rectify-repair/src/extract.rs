@@ -202,7 +202,9 @@ fn concatenation(t: &str) -> bool {
 /// True when `inner`, the body of a string closed at the end of the text, holds exactly one
 /// unescaped `close` followed by words (`The TV has a 24" screen`): a quote that is content.
 fn one_inner_quote(inner: &str, close: char) -> bool {
-    let mut quotes = inner.match_indices(close).filter(|&(i, _)| !inner[..i].ends_with('\\'));
+    let mut quotes = inner
+        .match_indices(close)
+        .filter(|&(i, _)| !inner[..i].ends_with('\\'));
     let Some((at, _)) = quotes.next() else {
         return false;
     };

@@ -1,6 +1,7 @@
 //! JavaScript-flavoured values models write: regular expression literals, mixed single
-//! quotes (`` `foo´ ``), calls with no argument, a sign set apart from `Infinity`, and a
-//! string whose closing quote was lost before a last element.
+//! quotes (`` `foo´ ``), calls with no argument, a sign set apart from `Infinity`, a
+//! string whose closing quote was lost before a last element or a concatenation, and an
+//! inner quote in a lone string.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -104,8 +105,75 @@ fn strings_that_end_with_a_comma_are_valid_as_they_stand() {
     );
 }
 
+#[test]
+fn a_quote_lost_before_a_concatenation_ends_the_first_part() {
+    for (text, want) in [
+        (r#"["abc+/*note*/"def"]"#, json!(["abcdef"])),
+        (r#"["abc/*note*/+"def"]"#, json!(["abcdef"])),
+        ("\"hello +\n \" world\"", json!("hello world")),
+        (r#"{"a": "x +"y", "b": 1}"#, json!({"a": "xy", "b": 1})),
+        (r#""abc +"def""#, json!("abcdef")),
+    ] {
+        let (value, codes) = fixed(text);
+        assert_eq!(value, Some(want), "{text}");
+        assert!(
+            codes.contains(&"json.missing_closing_quote".to_owned()),
+            "{text}: {codes:?}"
+        );
+        assert!(
+            codes.contains(&"json.string_concatenation".to_owned()),
+            "{text}: {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn a_concatenation_cut_off_drops_its_marker() {
+    assert_eq!(fixed("\"hello +").0, Some(json!("hello")));
+    assert_eq!(fixed("[\"hello +]").0, Some(json!(["hello"])));
+    assert_eq!(fixed("[\"hello\" +]").0, Some(json!(["hello"])));
+    // A `+` that is part of a word stays.
+    assert_eq!(fixed("\"I love C++").0, Some(json!("I love C++")));
+}
+
+#[test]
+fn a_plus_before_a_quote_that_is_content_stays() {
+    // A doubled quote after `+`, and a `+` glued to the text, are not concatenations.
+    let (value, _) = fixed(r#"{"traits": ''aged 60+'', "n": 1}"#);
+    assert_eq!(value, Some(json!({"traits": "aged 60+", "n": 1})));
+    let (value, codes) = rectify_repair::testing::parse_lenient(r#"["a +", "+", " + "]"#);
+    assert!(codes.is_empty(), "{codes:?}");
+    assert_eq!(value, Some(json!(["a +", "+", " + "])));
+}
+
+#[test]
+fn one_inner_quote_in_a_lone_string_is_content() {
+    let (value, codes) = fixed(r#""The TV has a 24" screen""#);
+    assert_eq!(value, Some(json!("The TV has a 24\" screen")));
+    assert_eq!(codes, ["json.unescaped_quote"]);
+    // Two quoted strings with prose between them are not one string.
+    assert_ne!(
+        fixed(r#""Paris" is the capital of "France""#).0,
+        Some(json!("Paris\" is the capital of \"France"))
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Two words joined by `+` after a string whose closing quote was lost come back as
+    /// one string, inside an array and as a member.
+    #[test]
+    fn a_lost_quote_concatenation_joins_the_parts(
+        a in "[a-z][a-z ]{0,10}[a-z]",
+        b in "[a-z][a-z ]{0,10}",
+        comment in any::<bool>(),
+    ) {
+        let marker = if comment { "+/*c*/" } else { " + " };
+        let text = format!("{{\"k\": \"{a}{marker}\"{b}\", \"n\": 1}}");
+        let (value, _) = fixed(&text);
+        prop_assert_eq!(value, Some(json!({"k": format!("{a}{b}"), "n": 1})));
+    }
 
     /// Any regular expression body without newlines, slashes or backslashes (and not
     /// starting with `*`, which makes a comment), written as a literal with flags in an
