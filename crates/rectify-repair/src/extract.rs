@@ -296,6 +296,8 @@ fn fences(text: &str) -> Vec<Region> {
     let mut closers = Closers::new(b, &finder);
     let mut out = Vec::new();
     let mut at = 0;
+    // Outer fences still open around the one being read (see `nested_opener`).
+    let mut outer = 0;
     while let Some(i) = finder.find(&b[at..]).map(|i| at + i) {
         let mut j = i;
         while b.get(j) == Some(&b'`') {
@@ -306,8 +308,21 @@ fn fences(text: &str) -> Vec<Region> {
             .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'_'))
             .count();
         let info = text.get(j..info_end).unwrap_or("").to_ascii_lowercase();
+        if outer > 0 && info.is_empty() && alone_on_line(b, i, j) {
+            // The closing fence of an outer fence: what follows is prose again.
+            outer -= 1;
+            at = j;
+            continue;
+        }
         let close = closers.close(info_end);
         let end = close.unwrap_or(b.len());
+        if let Some(inner) = nested_opener(text, info_end, end) {
+            // A fence whose prose holds a labelled fence: the inner fence holds the payload,
+            // and the outer one closes at the next backticks alone on a line after it.
+            outer += 1;
+            at = inner;
+            continue;
+        }
         if let Some(start) = text
             .get(info_end..end)
             .and_then(|s| s.find(|c: char| !c.is_whitespace()))
@@ -322,6 +337,36 @@ fn fences(text: &str) -> Vec<Region> {
         at = close + b[close..].iter().take_while(|&&c| c == b'`').count();
     }
     out
+}
+
+/// True when the backticks `b[start..end]` are alone on their line (blanks around them).
+fn alone_on_line(b: &[u8], start: usize, end: usize) -> bool {
+    let before = b[..start].iter().rev().take_while(|&&c| c != b'\n');
+    let after = b[end..].iter().take_while(|&&c| c != b'\n');
+    before.chain(after).all(u8::is_ascii_whitespace)
+}
+
+/// A labelled fence (` ```json `) opening at the start of a line inside the content
+/// `text[start..end]` of another fence, whose content before it holds no bracket: the
+/// outer fence wraps prose around the payload's fence. Where the inner fence starts.
+fn nested_opener(text: &str, start: usize, end: usize) -> Option<usize> {
+    let content = text.get(start..end)?;
+    let mut line_start = 0;
+    for line in content.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let labelled = trimmed
+            .strip_prefix("```")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()));
+        if labelled && line_start > 0 {
+            let indent = line.len() - trimmed.len();
+            return Some(start + line_start + indent);
+        }
+        if line.contains(['{', '[']) {
+            return None;
+        }
+        line_start += line.len();
+    }
+    None
 }
 
 /// Finds where fences close: the first ` ``` ` alone on its line (after indentation, with only
@@ -421,12 +466,20 @@ mod tests {
 
     #[test]
     fn a_fence_opened_after_another_closes_at_the_next_backticks_alone_on_a_line() {
-        // `y` is read as the second fence's info string; it closes at the last line.
+        // `y` is read as the second fence's info string; it would close at the last line,
+        // but its prose holds a labelled fence, which holds the payload.
         let t = "```json\n{\"a\": \"```x```\"}\n```\nsee ```y``` and\n```json\n[1]\n```\n";
-        assert_eq!(
-            texts(t),
-            vec!["{\"a\": \"```x```\"}\n", "``` and\n```json\n[1]\n"]
-        );
+        assert_eq!(texts(t), vec!["{\"a\": \"```x```\"}\n", "[1]\n"]);
+    }
+
+    #[test]
+    fn a_labelled_fence_inside_an_unlabelled_one_holds_the_payload() {
+        let t =
+            "Outer\n```\nInner start\n```json\n{\"level\": 1}\n```\nInner end\n```\nOuter end\n";
+        assert_eq!(texts(t), vec!["{\"level\": 1}\n"]);
+        // An unlabelled fence whose content starts with the payload is not looked into.
+        let t = "```\n{\"a\": \"x\"}\n```json\n```\n";
+        assert_eq!(texts(t), vec!["{\"a\": \"x\"}\n```json\n"]);
     }
 
     #[test]

@@ -101,6 +101,7 @@ rules! {
     TextAsString => "coerce.text_as_string", Safe, "Takes the whole text, trimmed, as the string the schema wants.";
     TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number in the text or in a string value (currency sign, thousands separators, unit dropped) as the number the schema wants.";
     TextAsList => "coerce.text_as_list", Safe, "Reads a Markdown list (`- item`, `1. item`) as the array of strings the schema wants, dropping the lines around it.";
+    CommaList => "coerce.comma_list", Unsafe, "Reads one line of comma-separated items (`foo, bar`) as the array of strings the schema wants.";
     TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";

@@ -2,6 +2,7 @@
 //! and keys it asks for, and the candidate that fits best is chosen. Every change is a
 //! recorded repair; a value that still does not fit gets a `repair.schema_mismatch` error.
 
+mod comma_list;
 mod enums;
 mod list;
 mod object;
@@ -223,7 +224,8 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
 
 /// When the schema's root wants a scalar (`string`, `number`, `integer`, `boolean`, an
 /// `enum` or a `const`) or an array of strings, and `out` has no value that fits it, the text
-/// itself read as that scalar ([`text::read`]) or as a Markdown list ([`list::read`]), when it
+/// itself read as that scalar ([`text::read`]), as a Markdown list ([`list::read`]) or as one
+/// line of comma-separated items ([`comma_list::read`]), when it
 /// fits: the result then holds that value and the one repair that read it (true).
 pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptions) -> bool {
     let Some(schema) = options.schema.as_ref() else {
@@ -241,7 +243,7 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     let read = if scalar_target(schema) {
         text::read(schema, schema, text)
     } else if list::list_target(schema) {
-        list::read(text)
+        list::read(text).or_else(|| comma_list::read(text))
     } else {
         return false;
     };
