@@ -123,6 +123,14 @@ fn pathological_quotes_and_brackets_finish() {
         // Every `/` at a value's start is tried as a regular expression literal whose class
         // never closes on this line: bounded, so the line stays linear.
         "[".to_owned() + &"/[x, ".repeat(100_000) + "]",
+        // Every quote after a comment's end is tried as the next part of a concatenation
+        // whose first part lost its quote: only the end of the string is looked at.
+        "{\"a\": \"x".to_owned() + &"*/\"x".repeat(100_000),
+        "[\"x".to_owned() + &" + \"x".repeat(100_000),
+        "```\nnote\n".repeat(20_000) + &"```json\n[1]\n```\n".repeat(20_000),
+        // Forty thousand candidates of two kinds form a list: keeping each was a linear
+        // search of the list, quadratic in all (7.5 s in a debug build).
+        "```\nnote\n```\n".repeat(20_000) + &"```json\n[1]\n```\n".repeat(20_000),
     ];
     for text in &inputs {
         let out = repair(text, &RepairOptions::default().with_unsafe(true));

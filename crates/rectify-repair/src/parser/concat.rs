@@ -6,7 +6,7 @@
 //! ending the value; the `+` just before that quote (with blanks and `/* */` comments around
 //! it) shows where the first part ended.
 
-use super::{Ctx, Parser, Sink};
+use super::{Ctx, Parser, Sink, WINDOW};
 use crate::rules::RepairRule;
 
 impl<S: Sink> Parser<'_, '_, S> {
@@ -73,7 +73,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             return;
         };
         let ends = match self.next_solid(plus + 1) {
-            None => self.b.len() - (plus + 1) <= super::WINDOW,
+            None => self.b.len() - (plus + 1) <= WINDOW,
             Some((_, b)) => matches!(b, b',' | b']' | b'}'),
         };
         if ends {
@@ -85,9 +85,14 @@ impl<S: Sink> Parser<'_, '_, S> {
 
 /// Where a concatenation marker at the end of a string's content starts: `out` ends with
 /// exactly one `+` among blanks and `/* */` comments. The length of the content before it,
-/// blanks trimmed.
+/// blanks trimmed. Only the last [`WINDOW`] bytes are looked at, so that deciding every
+/// quote of a long string stays linear.
 pub(crate) fn concat_tail(out: &str) -> Option<usize> {
-    let mut rest = out;
+    let mut lo = out.len().saturating_sub(WINDOW);
+    while !out.is_char_boundary(lo) {
+        lo += 1;
+    }
+    let mut rest = out.get(lo..)?;
     let mut plus = 0;
     loop {
         rest = rest.trim_end();
@@ -101,7 +106,7 @@ pub(crate) fn concat_tail(out: &str) -> Option<usize> {
             break;
         }
     }
-    (plus == 1).then_some(rest.len())
+    (plus == 1 && (lo == 0 || !rest.is_empty())).then_some(lo + rest.len())
 }
 
 #[cfg(test)]
