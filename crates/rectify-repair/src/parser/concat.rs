@@ -21,10 +21,15 @@ impl<S: Sink> Parser<'_, '_, S> {
         at: usize,
         len: usize,
     ) -> Option<(usize, usize)> {
-        if ctx == Ctx::Key || self.terminates(ctx, self.next_solid(at + len)) {
+        // The marker is looked for first: a string's own closing quote, the common case,
+        // then costs one byte comparison.
+        if ctx == Ctx::Key {
             return None;
         }
         let cut = concat_tail(out)?;
+        if self.terminates(ctx, self.next_solid(at + len)) {
+            return None;
+        }
         let tail = out.as_bytes().get(cut..)?;
         // `60+''` (a doubled quote) and `C+"` are content: the marker stands apart from the
         // text before it (blanks or a comment) and the next part starts after the quote.
@@ -88,6 +93,9 @@ impl<S: Sink> Parser<'_, '_, S> {
 /// blanks trimmed. Only the last [`WINDOW`] bytes are looked at, so that deciding every
 /// quote of a long string stays linear.
 pub(crate) fn concat_tail(out: &str) -> Option<usize> {
+    if !matches!(out.trim_end().as_bytes().last(), Some(b'+' | b'/')) {
+        return None;
+    }
     let mut lo = out.len().saturating_sub(WINDOW);
     while !out.is_char_boundary(lo) {
         lo += 1;

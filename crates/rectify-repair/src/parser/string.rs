@@ -432,6 +432,9 @@ impl<S: Sink> Parser<'_, '_, S> {
     /// it, and the text ends, soon, with the string's own quote, the only other one.
     fn top_inner(&self, quote: Quote, after: usize) -> bool {
         let rest = self.b.get(after..).unwrap_or_default();
+        if rest.len() > WINDOW {
+            return false;
+        }
         let Some(last) = rest.iter().rposition(|b| !b.is_ascii_whitespace()) else {
             return false;
         };
@@ -440,9 +443,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             .is_some_and(|(_, b)| b.is_ascii_alphabetic());
         let closer = (last.saturating_sub(2)..=last)
             .find(|&p| self.closer_len(quote, after + p) == Some(last - p + 1));
-        words
-            && rest.len() <= WINDOW
-            && closer.is_some_and(|c| (0..c).all(|p| self.closer_len(quote, after + p).is_none()))
+        words && closer.is_some_and(|c| (0..c).all(|p| self.closer_len(quote, after + p).is_none()))
     }
 
     /// True when a number or a keyword that ends there starts at `at`, right after a
