@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use proptest::prelude::*;
 use rectify_repair::{RepairOptions, repair};
 use serde_json::{Value, json};
 
@@ -49,10 +50,63 @@ fn booleans_and_strings() {
     let boolean = json!({"type": "boolean"});
     assert_eq!(read("Yes", boolean.clone()), Some(json!(true)));
     assert_eq!(read("False", boolean.clone()), Some(json!(false)));
-    assert_eq!(read("maybe", boolean), None);
+    assert_eq!(read("maybe", boolean.clone()), None);
+    assert_eq!(
+        read("The answer is true.", boolean.clone()),
+        Some(json!(true))
+    );
+    assert_eq!(read("**False**", boolean.clone()), Some(json!(false)));
+    assert_eq!(read("not true, but false", boolean), None);
     let string = json!({"type": "string"});
     assert_eq!(read("  Paris  ", string.clone()), Some(json!("Paris")));
     assert_eq!(read("\"Paris\"", string), Some(json!("Paris")));
+}
+
+#[test]
+fn a_number_with_thousands_separators_is_one_number() {
+    // Read as JSON, `1,234.5` is the candidates 1 and 234.5, and 1 fits a number: the text,
+    // one number as written, wins.
+    let number = json!({"type": "number"});
+    assert_eq!(read("1,234.5", number.clone()), Some(json!(1234.5)));
+    assert_eq!(read("-1,234.5", number), Some(json!(-1234.5)));
+    assert_eq!(
+        read("12,000", json!({"type": "integer"})),
+        Some(json!(12000))
+    );
+    // An array of numbers still takes the list.
+    let list = json!({"type": "array", "items": {"type": "integer"}});
+    assert_eq!(read("1,234", list), Some(json!([1, 234])));
+}
+
+#[test]
+fn a_const_matches_in_another_case() {
+    assert_eq!(read("HI", json!({"const": "hi"})), Some(json!("hi")));
+    let schema = json!({"type": "object", "properties": {"a": {"const": "hi"}}});
+    assert_eq!(read(r#"{"a": "HI"}"#, schema), Some(json!({"a": "hi"})));
+}
+
+proptest! {
+    /// Any number written with thousands separators, a sign and decimals reads as itself.
+    #[test]
+    fn thousands_separated_numbers_read_as_written(
+        n in 1_000i64..1_000_000_000_000,
+        cents in 0u32..100,
+        negative in any::<bool>(),
+    ) {
+        let digits = n.to_string();
+        let mut grouped = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        let sign = if negative { "-" } else { "" };
+        let text = format!("{sign}{grouped}.{cents:02}");
+        let want: f64 = format!("{sign}{n}.{cents:02}").parse().unwrap();
+        let got = read(&text, json!({"type": "number"})).and_then(|v| v.as_f64());
+        prop_assert_eq!(got, Some(want), "{}", text);
+    }
 }
 
 #[test]

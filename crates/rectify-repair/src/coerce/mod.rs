@@ -96,7 +96,13 @@ impl<'a> Coercer<'a> {
         {
             return filled;
         }
-        if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        // A `const` is matched as an enum of one value (`"HI"` for `"hi"`).
+        let allowed = match (schema.get("enum"), schema.get("const")) {
+            (Some(Value::Array(e)), _) => Some(e.as_slice()),
+            (None, Some(c)) => Some(std::slice::from_ref(c)),
+            _ => None,
+        };
+        if let Some(allowed) = allowed
             && let Some(hit) = self.enum_match(&v, allowed, pointer)
         {
             return hit;
@@ -236,8 +242,11 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
             .diagnostics
             .iter()
             .any(|d| d.code == "repair.schema_mismatch");
-    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits.
-    if fits || crate::strict::is_json(text) {
+    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits. A number
+    // written with thousands separators (`1,234.5`) is one number, not the candidates `1`
+    // and `234.5`, even though the first fits.
+    let written_number = scalar_target(schema) && text::thousands_separated(text);
+    if (fits && !written_number) || crate::strict::is_json(text) {
         return false;
     }
     let read = if scalar_target(schema) {

@@ -47,11 +47,9 @@ pub(crate) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, R
 
 /// A scalar of one of `types` read from the text.
 fn typed(t: &str, types: &[&str]) -> Option<(Value, RepairRule)> {
-    let bare = t
-        .trim_end_matches(['.', '!'])
-        .trim_matches(['"', '\'', '`']);
+    let bare = bare(t);
     if types.contains(&"boolean")
-        && let Some(hit) = boolean_from(bare)
+        && let Some(hit) = boolean_from(bare).or_else(|| boolean_named(t))
     {
         return Some(hit);
     }
@@ -63,6 +61,17 @@ fn typed(t: &str, types: &[&str]) -> Option<(Value, RepairRule)> {
     types
         .contains(&"string")
         .then(|| (Value::String(t.to_owned()), RepairRule::TextAsString))
+}
+
+/// True when the whole of `t` (trimmed) is one number written with thousands separators
+/// (`1,234.5`, `-$12,000`).
+pub(crate) fn thousands_separated(t: &str) -> bool {
+    let t = t.trim();
+    t.contains(',')
+        && NUMBER
+            .as_ref()
+            .and_then(|re| re.find(t))
+            .is_some_and(|hit| hit.start() == 0 && hit.end() == t.len())
 }
 
 /// The only number written in `t` (currency sign and thousands separators dropped).
@@ -94,9 +103,7 @@ pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
 /// separator and a description (`ONE: the first option`), or the only value mentioned.
 fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
     let name = |a: &Value| a.as_str().map_or_else(|| a.to_string(), str::to_owned);
-    let bare = t
-        .trim_end_matches(['.', '!'])
-        .trim_matches(['"', '\'', '`']);
+    let bare = bare(t);
     if let Some(a) = allowed.iter().find(|a| fold(&name(a)) == fold(bare)) {
         return Some((a.clone(), RepairRule::EnumMatch));
     }
@@ -120,6 +127,23 @@ fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
         .collect();
     match mentioned.as_slice() {
         [one] => Some(((*one).clone(), RepairRule::TextAsEnum)),
+        _ => None,
+    }
+}
+
+/// `t` without a final `.` or `!`, quotes and Markdown emphasis (`**True**`, `_ONE_`).
+fn bare(t: &str) -> &str {
+    t.trim_end_matches(['.', '!'])
+        .trim_matches(['"', '\'', '`', '*', '_'])
+}
+
+/// The boolean a sentence names: `true` or `false` as a whole word, only one of them
+/// (`The answer is true.`), recorded as the unsafe `coerce.loose_boolean`.
+fn boolean_named(t: &str) -> Option<(Value, RepairRule)> {
+    let lower = t.to_lowercase();
+    match (mentions(&lower, "true"), mentions(&lower, "false")) {
+        (true, false) => Some((Value::Bool(true), RepairRule::BooleanFromWord)),
+        (false, true) => Some((Value::Bool(false), RepairRule::BooleanFromWord)),
         _ => None,
     }
 }
