@@ -357,12 +357,18 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
 }
 
 /// Which candidates stand: the one that fits the schema best, or as [`choose`] decides.
-/// Values written as a list (separated by commas or one per line) are a candidate together
-/// too, first, so that the whole list wins a tie with one of its items: `"a, b",c,d` for an
-/// array of strings keeps all three.
+/// Values written as a list (separated by commas or one per line), and any candidates when
+/// the schema wants an array, are a candidate together too, first, so that the whole list
+/// wins a tie with one of its items: `"a, b",c,d` for an array of strings keeps all three,
+/// and two objects in prose (or two fences) for an array of objects keep both.
 fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice {
     let all = || Choice::List((0..found.values.len()).collect());
-    if options.schema.is_some() && found.comma_separated {
+    let as_list = found.comma_separated
+        || options
+            .schema
+            .as_ref()
+            .is_some_and(|schema| coerce::array_target(schema));
+    if options.schema.is_some() && as_list {
         let mut candidates = Vec::with_capacity(found.values.len() + 1);
         candidates.push(Value::Array(found.values.clone()));
         candidates.extend(found.values.iter().cloned());

@@ -104,3 +104,30 @@ fn a_second_value_in_trailing_prose_is_not_dropped_as_prose() {
         prose.repairs
     );
 }
+
+#[test]
+fn several_objects_for_an_array_of_objects_are_all_kept() {
+    let list = json!({"type": "array", "items": person()});
+    let options = RepairOptions::default().with_unsafe(true).with_schema(list);
+    let prose = r#"Here: {"name": "Ada", "age": 36} and {"name": "Bo", "age": 7}"#;
+    let fences = "```json\n{\"name\": \"Ada\", \"age\": 36}\n```\n```json\n{\"name\": \"Bo\", \"age\": 7}\n```";
+    for text in [prose, fences] {
+        let out = repair(text, &options);
+        assert_eq!(
+            out.value,
+            Some(json!([{"name": "Ada", "age": 36}, {"name": "Bo", "age": 7}])),
+            "{text}"
+        );
+        assert!(
+            out.repairs
+                .iter()
+                .any(|r| r.code == "extract.multiple_values")
+        );
+    }
+    // An example that does not fit next to the answer's array: the array stands.
+    let out = repair(
+        r#"Example: {"name": "X"}. Answer: [{"name": "Ada", "age": 36}]"#,
+        &options,
+    );
+    assert_eq!(out.value, Some(json!([{"name": "Ada", "age": 36}])));
+}

@@ -287,6 +287,11 @@ fn scalar_target(schema: &Value) -> bool {
                 .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null")))
 }
 
+/// True when the schema's root wants an array (and nothing else).
+pub(crate) fn array_target(schema: &Value) -> bool {
+    types(resolve(schema, schema)) == ["array"]
+}
+
 /// The index of the candidate that fits `schema` best after coercion (fewest errors, then
 /// fewest coercions), and whether several that fit are tied.
 pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Option<(usize, bool)> {
