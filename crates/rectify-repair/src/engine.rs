@@ -363,11 +363,8 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
 /// and two objects in prose (or two fences) for an array of objects keep both.
 fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice {
     let all = || Choice::List((0..found.values.len()).collect());
-    let as_list = found.comma_separated
-        || options
-            .schema
-            .as_ref()
-            .is_some_and(|schema| coerce::array_target(schema));
+    let as_list =
+        found.comma_separated || options.schema.as_ref().is_some_and(coerce::array_target);
     if options.schema.is_some() && as_list {
         let mut candidates = Vec::with_capacity(found.values.len() + 1);
         candidates.push(Value::Array(found.values.clone()));
