@@ -36,6 +36,12 @@ fn enums_named_in_prose() {
         Some(json!("TWO"))
     );
     assert_eq!(read("three", schema.clone()), Some(json!("THREE")));
+    let status = json!({"enum": ["PENDING_REVIEW", "DONE"]});
+    assert_eq!(
+        read("The status is pending review.", status.clone()),
+        Some(json!("PENDING_REVIEW"))
+    );
+    assert_eq!(read("It is pending-review or done", status), None);
     assert_eq!(
         read("ONE: the first option", schema.clone()),
         Some(json!("ONE"))

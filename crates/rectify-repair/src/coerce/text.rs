@@ -121,9 +121,16 @@ fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
     if let [one] = prefixed.as_slice() {
         return Some(((*one).clone(), RepairRule::TextAsEnum));
     }
+    // `PENDING_REVIEW` is mentioned as `pending review` or `pending-review` too.
     let mentioned: Vec<&Value> = allowed
         .iter()
-        .filter(|a| mentions(&lower, &name(a).to_lowercase()))
+        .filter(|a| {
+            let n = name(a).to_lowercase();
+            mentions(&lower, &n)
+                || [" ", "-", "_"]
+                    .iter()
+                    .any(|sep| mentions(&lower, &n.replace(['_', '-', ' '], sep)))
+        })
         .collect();
     match mentioned.as_slice() {
         [one] => Some(((*one).clone(), RepairRule::TextAsEnum)),
