@@ -287,8 +287,14 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
     if found.values.len() > 1 {
         out.candidates = found.values;
     }
-    out.value = Some(value);
     out.repairs = std::mem::take(&mut found.raw).into_repairs(&doc);
+    if depth(&value) > options.max_depth {
+        // Candidates put in a list are one level deeper than the deepest of them: the
+        // repaired document must be one that could be read again.
+        out.diagnostics.push(too_deep(options.max_depth));
+        return out;
+    }
+    out.value = Some(value);
     if found.truncated {
         out.diagnostics.push(truncated(&doc, text.len()));
     }
@@ -328,6 +334,26 @@ fn bare_text(text: &str, options: &RepairOptions, out: &mut Repaired, doc: &Loca
     }
     out.diagnostics.clear();
     out.value = Some(Value::String(trimmed.to_owned()));
+}
+
+/// How many containers deep `value` is (a scalar is 0). Stops counting past the depth limit
+/// of the parser that read it, which bounds the recursion.
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The error for a repaired document nested deeper than `max` levels.
+pub(crate) fn too_deep(max: usize) -> Diagnostic {
+    Diagnostic::error(
+        "parse.depth",
+        Location::root(),
+        format!("the repaired document would be nested more than {max} levels deep"),
+    )
+    .source("repair")
 }
 
 /// One value out of the candidates (see [`choose`]); a choice among several candidates is

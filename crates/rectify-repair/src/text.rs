@@ -11,7 +11,7 @@
 
 use rectify_core::Format;
 
-use crate::engine::{self, fatal_diagnostic, region_repair};
+use crate::engine::{self, fatal_diagnostic, region_repair, too_deep};
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::log::Log;
@@ -32,6 +32,8 @@ struct Found {
     fatal: Option<Fatal>,
     truncated: bool,
     unrecorded: usize,
+    /// The most brackets open at once in any candidate.
+    deepest: usize,
 }
 
 pub(crate) fn run(text: &str, options: &RepairOptions, pretty: bool) -> RepairedText {
@@ -55,6 +57,7 @@ pub(crate) fn attempt(text: &str, options: &RepairOptions, pretty: bool) -> Opti
         fatal: None,
         truncated: false,
         unrecorded: 0,
+        deepest: 0,
     };
     if let Some(used) = strict
         && blank(text.get(used..).unwrap_or(""))
@@ -156,6 +159,7 @@ fn read_region(
     }
     found.comma_separated |= payload.comma_separated;
     found.truncated |= payload.truncated;
+    found.deepest = found.deepest.max(payload.deepest);
     found.unrecorded += payload.unrecorded;
     found.raw.extend(payload.repairs);
     found.fatal = payload.fatal;
@@ -174,6 +178,7 @@ fn clean_value(
 ) -> Option<()> {
     let payload = parse_region_with(text, start, end, options.max_depth, &mut found.sink);
     found.values += payload.values.len();
+    found.deepest = found.deepest.max(payload.deepest);
     found
         .spans
         .extend(payload.values.iter().map(|&((), s, e)| (s, e)));
@@ -224,6 +229,14 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         );
         choice
     });
+    if matches!(choice, Some(Choice::List(_))) && found.deepest >= options.max_depth {
+        // As `engine::finish`: the list would be nested deeper than the limit.
+        let doc = Locator::new(text);
+        found.raw.locate(&doc);
+        out.repairs = Repairs::from_log(found.raw);
+        out.diagnostics.push(too_deep(options.max_depth));
+        return out;
+    }
     let refusing = found.raw.rules().any(|r| refused(r, options));
     if !found.raw.is_empty() || found.truncated {
         let doc = Locator::new(text);

@@ -165,3 +165,25 @@ fn an_unsafe_repair_past_the_limit_is_still_refused() {
             .any(|d| d.message.contains("json.unquoted_text"))
     );
 }
+
+#[test]
+fn candidates_put_in_a_list_stay_within_the_depth_limit() {
+    // Found by the `repair` fuzz target: an object and an array 128 deep (the limit) form a
+    // list 129 deep, which repairing again refused. The list is refused the same way now,
+    // through both paths; one level less is kept.
+    let options = RepairOptions::default().with_unsafe(true);
+    let nested = |n: usize| format!("{{\"a\": 1}}\n{}{}", "[".repeat(n), "]".repeat(n));
+    let out = repair(&nested(128), &options);
+    assert!(out.value.is_none());
+    assert!(
+        codes(&out).contains(&"parse.depth"),
+        "{:?}",
+        out.diagnostics
+    );
+    let fast = rectify_repair::repair_to_json(&nested(128), &options);
+    assert!(fast.json.is_none());
+    assert_eq!(fast.diagnostics, out.diagnostics);
+    let out = repair(&nested(127), &options);
+    let text = out.to_json().unwrap();
+    assert!(repair(&text, &options).is_unchanged());
+}

@@ -91,6 +91,8 @@ pub(crate) struct Parser<'a, 's, S: Sink> {
     /// Where the members of the object being read start: a duplicate key's record covers
     /// the earlier member it replaces.
     pub members_start: usize,
+    /// The most brackets open at once so far.
+    pub deepest: usize,
 }
 
 impl<'a, 's, S: Sink> Parser<'a, 's, S> {
@@ -110,6 +112,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
             sink,
             bailed: false,
             members_start: pos,
+            deepest: 0,
         }
     }
 
@@ -221,6 +224,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
             return false;
         }
         self.stack.push(bracket);
+        self.deepest = self.deepest.max(self.stack.len());
         true
     }
 

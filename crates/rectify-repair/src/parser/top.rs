@@ -23,6 +23,8 @@ pub(crate) struct Payload<V = Value> {
     pub truncated: bool,
     /// True when a streaming sink gave up (see [`Parser::bail`]).
     pub bailed: bool,
+    /// The most brackets open at once in any value.
+    pub deepest: usize,
 }
 
 /// Parses the values in `src[start..end]` into `Value`s; offsets stay relative to `src`.
@@ -48,6 +50,7 @@ pub(crate) fn parse_region_with<S: Sink>(
         fatal: None,
         truncated: false,
         bailed: false,
+        deepest: 0,
     };
     let mut after_comma = false;
     loop {
@@ -109,6 +112,7 @@ pub(crate) fn parse_region_with<S: Sink>(
     out.unrecorded = p.unrecorded;
     out.fatal = p.fatal;
     out.bailed = p.bailed;
+    out.deepest = p.deepest;
     p.sink.give_buffers(p.stack, p.path);
     out
 }
