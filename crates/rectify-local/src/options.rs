@@ -43,6 +43,11 @@ pub struct LocalOptions {
     /// one field not offered to the next (see [`crate::grounding::fields`]; default true);
     /// `RECTIFY_LOCAL_FIELD_BY_FIELD` (`off`, `on`) overrides it.
     pub field_by_field: bool,
+    /// Whether, field by field, the first token of a string value is chosen among the
+    /// model's near-favourites by what the field's key adds over the other fields' keys
+    /// (default true; only with `field_by_field`); `RECTIFY_LOCAL_CONTRAST` (`off`, `on`)
+    /// overrides it.
+    pub contrast: bool,
     /// Receives progress while the default model is downloaded on first use.
     pub progress: Option<ProgressFn>,
 }
@@ -59,6 +64,7 @@ impl Default for LocalOptions {
             constrained: true,
             grounding: Grounding::Auto,
             field_by_field: true,
+            contrast: true,
             progress: None,
         }
     }
@@ -76,6 +82,7 @@ impl std::fmt::Debug for LocalOptions {
             .field("constrained", &self.constrained)
             .field("grounding", &self.grounding)
             .field("field_by_field", &self.field_by_field)
+            .field("contrast", &self.contrast)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -84,8 +91,8 @@ impl std::fmt::Debug for LocalOptions {
 impl LocalOptions {
     /// Fills in from the environment: `RECTIFY_LOCAL_THREADS` (when `threads` is `None`) and
     /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`), `RECTIFY_LOCAL_GROUNDING` (overrides
-    /// `grounding`) and `RECTIFY_LOCAL_FIELD_BY_FIELD` (overrides `field_by_field`). Empty
-    /// variables count as unset.
+    /// `grounding`), `RECTIFY_LOCAL_FIELD_BY_FIELD` (overrides `field_by_field`) and
+    /// `RECTIFY_LOCAL_CONTRAST` (overrides `contrast`). Empty variables count as unset.
     /// (`RECTIFY_MODEL_PATH` is read by [`crate::LocalProvider::from_env_or_default`].)
     pub fn with_env(mut self) -> Result<Self, LocalError> {
         if self.threads.is_none() {
@@ -98,16 +105,10 @@ impl LocalOptions {
             self.grounding = grounding.parse()?;
         }
         if let Some(value) = env("RECTIFY_LOCAL_FIELD_BY_FIELD") {
-            self.field_by_field = match value.trim().to_ascii_lowercase().as_str() {
-                "off" | "false" | "0" | "no" => false,
-                "on" | "true" | "1" | "yes" => true,
-                other => {
-                    return Err(LocalError::InvalidOption {
-                        name: "RECTIFY_LOCAL_FIELD_BY_FIELD".to_owned(),
-                        message: format!("`{other}` is not one of off, on"),
-                    });
-                }
-            };
+            self.field_by_field = switch("RECTIFY_LOCAL_FIELD_BY_FIELD", &value)?;
+        }
+        if let Some(value) = env("RECTIFY_LOCAL_CONTRAST") {
+            self.contrast = switch("RECTIFY_LOCAL_CONTRAST", &value)?;
         }
         Ok(self)
     }
@@ -118,6 +119,18 @@ impl LocalOptions {
             std::thread::available_parallelism()
                 .map_or(1, |n| u16::try_from((n.get() / 2).clamp(1, 4)).unwrap_or(1))
         })
+    }
+}
+
+/// An on/off variable's value.
+fn switch(name: &str, value: &str) -> Result<bool, LocalError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "off" | "false" | "0" | "no" => Ok(false),
+        "on" | "true" | "1" | "yes" => Ok(true),
+        other => Err(LocalError::InvalidOption {
+            name: name.to_owned(),
+            message: format!("`{other}` is not one of off, on"),
+        }),
     }
 }
 

@@ -170,6 +170,7 @@ impl Inner {
             prompt: prompt.text,
             stop: prompt.stop,
             grammar,
+            contrast: self.options.contrast && fields.is_some(),
             fields,
             max_tokens: request
                 .max_output_tokens

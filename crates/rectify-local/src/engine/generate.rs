@@ -12,6 +12,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
 
+use super::contrast::{self, Adjust, Contrast};
 use super::fields::FieldRun;
 use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
@@ -21,6 +22,9 @@ use crate::LocalError;
 use crate::grounding::fields::FieldPlan;
 
 const BATCH: usize = 512;
+
+/// Cache cells kept free for the contrasting prefixes of [`super::contrast`].
+const CONTRAST_ROOM: usize = 64;
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -34,6 +38,9 @@ pub struct GenerateParams {
     /// Narrow the grammar after each property of the answer object under this plan (instead
     /// of `grammar`).
     pub fields: Option<FieldPlan>,
+    /// Under `fields`, choose the first token of each string value among the model's
+    /// near-favourites by what the field's key adds over the other fields' keys.
+    pub contrast: bool,
     /// The token budget for the answer.
     pub max_tokens: u32,
     /// Sampling temperature; 0 is greedy.
@@ -105,7 +112,9 @@ impl LocalModel {
             });
         }
         let budget = (params.max_tokens as usize).min(context - tokens.len());
-        let mut ctx = self.context(tokens.len() + budget, params.threads)?;
+        let contrasts = params.fields.is_some() && params.contrast;
+        let room = if contrasts { CONTRAST_ROOM } else { 0 };
+        let mut ctx = self.context(tokens.len() + budget + room, params.threads, contrasts)?;
         let started = Instant::now();
         evaluate_prompt(&mut ctx, &tokens)?;
         let prompt_time = started.elapsed();
@@ -114,21 +123,31 @@ impl LocalModel {
         Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
     }
 
-    fn context(&self, tokens: usize, threads: u16) -> Result<LlamaContext<'_>, LocalError> {
+    /// A context for `tokens` tokens; with a second sequence sharing the cache when
+    /// `contrasts` (see [`super::contrast`]).
+    fn context(
+        &self,
+        tokens: usize,
+        threads: u16,
+        contrasts: bool,
+    ) -> Result<LlamaContext<'_>, LocalError> {
         let n_ctx = u32::try_from(tokens.max(64)).unwrap_or(u32::MAX);
         let threads = i32::from(threads.max(1));
-        let params = LlamaContextParams::default()
+        let mut params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(n_ctx))
             .with_n_batch(BATCH as u32)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
+        if contrasts {
+            params = params.with_n_seq_max(2).with_kv_unified(true);
+        }
         self.model
             .new_context(backend()?, params)
             .map_err(|e| inference(&e))
     }
 }
 
-fn inference(error: &dyn std::fmt::Display) -> LocalError {
+pub(super) fn inference(error: &dyn std::fmt::Display) -> LocalError {
     LocalError::Inference {
         message: error.to_string(),
     }
@@ -158,6 +177,8 @@ struct Run<'m> {
     sampler: Sampler,
     matcher: Option<llguidance::Matcher>,
     fields: Option<FieldRun>,
+    /// The weight of the key's lift at a value's first token ([`super::contrast`]).
+    weight: f32,
     warnings: Vec<String>,
     output: Vec<u8>,
     guard: NumberGuard,
@@ -191,6 +212,11 @@ impl<'m> Run<'m> {
             sampler: Sampler::new(params.temperature, params.seed),
             matcher,
             fields,
+            weight: if params.contrast {
+                contrast::WEIGHT
+            } else {
+                0.0
+            },
             warnings,
             output: Vec::new(),
             guard: NumberGuard::default(),
@@ -208,9 +234,8 @@ impl<'m> Run<'m> {
             .map_err(|e| inference(&e))?;
         while self.generated < self.budget {
             self.check_interrupts()?;
-            let logits = ctx.get_logits_ith(logits_index);
-            let forbidden = self.forbidden();
-            let token = match self.sampler.pick(logits, self.matcher.as_mut(), forbidden) {
+            let pick = self.pick(ctx, logits_index);
+            let token = match pick {
                 Pick::Token(token) => token,
                 Pick::GrammarDone(error) => {
                     self.warnings.extend(error);
@@ -232,6 +257,46 @@ impl<'m> Run<'m> {
             logits_index = 0;
         }
         Ok(())
+    }
+
+    /// Picks the next token from the logits at `logits_index`; at the start of a field's
+    /// value, among the model's near-favourites by the key's lift ([`super::contrast`]).
+    fn pick(&mut self, ctx: &mut LlamaContext<'_>, logits_index: i32) -> Pick {
+        let point = self
+            .fields
+            .as_ref()
+            .and_then(FieldRun::point)
+            .filter(|_| self.weight > 0.0);
+        let Some(point) = point else {
+            let logits = ctx.get_logits_ith(logits_index);
+            let forbidden = self.forbidden();
+            return self
+                .sampler
+                .pick(logits, self.matcher.as_mut(), forbidden, None);
+        };
+        let logits = ctx.get_logits_ith(logits_index).to_vec();
+        let Ok(lift) = Contrast::measure(self.model, ctx, &point, self.prompt_tokens) else {
+            // No room left in the cache for the contrasting prefixes (a very long key, near
+            // the end of the budget): the plain pick, from the logits kept above.
+            contrast::reset(ctx);
+            let forbidden = self.forbidden();
+            return self
+                .sampler
+                .pick(&logits, self.matcher.as_mut(), forbidden, None);
+        };
+        let forbidden = self.forbidden();
+        let vocab = self.model.model.vocab();
+        let piece = |id: usize| {
+            let token = LlamaToken(i32::try_from(id).unwrap_or(0));
+            String::from_utf8_lossy(&vocab.token_to_piece(token, false, None)).into_owned()
+        };
+        let adjust = Adjust {
+            contrast: &lift,
+            weight: self.weight,
+            piece: &piece,
+        };
+        self.sampler
+            .pick(&logits, self.matcher.as_mut(), forbidden, Some(&adjust))
     }
 
     /// Takes `token` into the output; true when generation is complete.

@@ -1,5 +1,6 @@
 //! The loaded model: llama.cpp weights plus the llguidance parser factory for its vocabulary.
 
+mod contrast;
 mod fields;
 mod generate;
 mod grammar;

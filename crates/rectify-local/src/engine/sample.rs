@@ -6,6 +6,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llguidance::Matcher;
 
+use super::contrast::Adjust;
+
 /// Picks tokens from logits, under an optional grammar, and counts what the grammar did.
 pub(crate) struct Sampler {
     chain: LlamaSampler,
@@ -46,12 +48,14 @@ impl Sampler {
     }
 
     /// Picks the next token from `logits`, masked by `matcher` when given; under a matcher,
-    /// the `forbidden` tokens too unless that would leave nothing to pick.
+    /// the `forbidden` tokens too unless that would leave nothing to pick; then the allowed
+    /// tokens reordered by `adjust` (see [`super::contrast::Contrast::window`]).
     pub fn pick(
         &mut self,
         logits: &[f32],
         matcher: Option<&mut Matcher>,
         forbidden: &[u32],
+        adjust: Option<&Adjust<'_>>,
     ) -> Pick {
         self.fill(logits);
         if let Some(matcher) = matcher {
@@ -59,6 +63,9 @@ impl Sampler {
                 return done;
             }
             self.forbid(forbidden);
+        }
+        if let Some(adjust) = adjust {
+            self.adjust(adjust);
         }
         self.candidates.apply_sampler(&mut self.chain);
         match self.candidates.selected_token() {
@@ -107,6 +114,23 @@ impl Sampler {
 }
 
 impl Sampler {
+    /// Rewrites the candidates' logits by a contrast ([`super::contrast::Contrast::window`]).
+    fn adjust(&mut self, adjust: &Adjust<'_>) {
+        let mut pairs: Vec<(usize, f32)> = self
+            .candidates
+            .data
+            .iter()
+            .enumerate()
+            .map(|(id, item)| (id, item.logit()))
+            .collect();
+        adjust
+            .contrast
+            .window(&mut pairs, adjust.weight, adjust.piece);
+        for (item, (_, logit)) in self.candidates.data.iter_mut().zip(pairs) {
+            item.set_logit(logit);
+        }
+    }
+
     /// Masks `tokens` out, unless no other token is left.
     fn forbid(&mut self, tokens: &[u32]) {
         let data = &mut self.candidates.data;

@@ -15,7 +15,8 @@
 //!   fields neither when the schema has such a field;
 //! - a string written right after one of the field's words is preferred (`account 55102`,
 //!   `gate B12`), and spans that start with a small word (`in Oslo`) are not;
-//! - people, organisations and places are written with capitals;
+//! - people, organisations and places are written with capitals (or are a capitalised name
+//!   and a venue noun: `Canadian consulate`);
 //! - an enum choice the request names, or a number another field takes, is not offered to free
 //!   strings (`urgent` belongs to `priority`);
 //! - a word only this field has, written in the few words after a number (`48213 kWh on the
@@ -190,7 +191,8 @@ impl Context {
         let spans = prefer(spans, |s| !theirs.iter().any(|a| a.starts_with(s.as_str())));
         if words::is_proper(&own) || words::is_agent(name) {
             let spans = prefer(spans, |s| !s.contains(", "));
-            prefer(spans, |s| shape::is_proper(s))
+            // `Canadian consulate` is a name too, though its noun is written in lowercase.
+            prefer(spans, |s| shape::is_proper(s) || shape::is_named_venue(s))
         } else {
             spans
         }

@@ -154,6 +154,75 @@ pub fn starts_with_quantity(span: &str) -> bool {
     number(first) && words.next().is_none_or(unit)
 }
 
+/// Nouns that end the name of an organisation or a venue (`Canadian consulate`, `Riverside
+/// food bank`).
+const HEAD_NOUNS: &[&str] = &[
+    "academy",
+    "agency",
+    "airport",
+    "bakery",
+    "bank",
+    "bar",
+    "cafe",
+    "café",
+    "center",
+    "centre",
+    "church",
+    "cinema",
+    "clinic",
+    "club",
+    "college",
+    "company",
+    "consulate",
+    "council",
+    "court",
+    "department",
+    "embassy",
+    "factory",
+    "foundation",
+    "gallery",
+    "garage",
+    "gym",
+    "hall",
+    "hospital",
+    "hotel",
+    "institute",
+    "library",
+    "market",
+    "ministry",
+    "museum",
+    "office",
+    "pharmacy",
+    "restaurant",
+    "school",
+    "shelter",
+    "shop",
+    "stadium",
+    "station",
+    "store",
+    "studio",
+    "surgery",
+    "theater",
+    "theatre",
+    "university",
+    "zoo",
+];
+
+/// Whether `span` names an organisation or a venue by a name written with a capital and a
+/// venue noun (`bank`, `consulate`, `museum`, `office`, …): `Canadian consulate`, `Riverside
+/// food bank`; without digits.
+pub fn is_named_venue(span: &str) -> bool {
+    let words: Vec<&str> = span.split_whitespace().collect();
+    match (words.first(), words.last()) {
+        (Some(first), Some(last)) if words.len() >= 2 => {
+            first.starts_with(char::is_uppercase)
+                && HEAD_NOUNS.contains(&bare(last).as_str())
+                && !span.chars().any(|c| c.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
 /// Whether `span` is written like the name of a person, an organisation or a place: no
 /// digits, its first and last words start with a capital letter, and the words between too or
 /// are small joining words (`de`, `of`, `the`).
@@ -214,6 +283,13 @@ mod tests {
         for other in ["07:45 and", "1234", "B12", "3:2:1"] {
             assert!(!is_time(other), "{other}");
         }
+    }
+
+    #[test]
+    fn venues_are_a_capitalised_name_and_a_venue_noun() {
+        assert!(is_named_venue("Riverside food bank") && is_named_venue("Canadian consulate"));
+        assert!(!is_named_venue("consulate") && !is_named_venue("the Canadian consulate"));
+        assert!(!is_named_venue("Canadian") && !is_named_venue("Hall 4 office"));
     }
 
     #[test]
