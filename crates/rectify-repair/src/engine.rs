@@ -283,12 +283,15 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> Repaired {
         }
         return out;
     }
+    let several = found.values.len() > 1;
     let value = combine(text, &mut found, options, &mut out);
-    if found.values.len() > 1 {
+    if several {
         out.candidates = found.values;
     }
     out.repairs = std::mem::take(&mut found.raw).into_repairs(&doc);
-    if depth(&value) > options.max_depth {
+    // Only candidates put in a list can be deeper than the parser let any of them be: the
+    // walk is not made for the one value of every other repair.
+    if several && depth(&value) > options.max_depth {
         // Candidates put in a list are one level deeper than the deepest of them: the
         // repaired document must be one that could be read again.
         out.diagnostics.push(too_deep(options.max_depth));

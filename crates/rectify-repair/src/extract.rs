@@ -202,6 +202,9 @@ fn concatenation(t: &str) -> bool {
 /// True when `inner`, the body of a string closed at the end of the text, holds exactly one
 /// unescaped `close` followed by words (`The TV has a 24" screen`): a quote that is content.
 fn one_inner_quote(inner: &str, close: char) -> bool {
+    if inner.len() > crate::parser::WINDOW {
+        return false;
+    }
     let mut quotes = inner
         .match_indices(close)
         .filter(|&(i, _)| !inner[..i].ends_with('\\'));
@@ -211,7 +214,7 @@ fn one_inner_quote(inner: &str, close: char) -> bool {
     let words = inner[at + close.len_utf8()..]
         .trim_start()
         .starts_with(|c: char| c.is_ascii_alphabetic());
-    quotes.next().is_none() && words && inner.len() <= crate::parser::WINDOW
+    quotes.next().is_none() && words
 }
 
 /// `callback_123(2)`: a JSONP call around one loose scalar.

@@ -2,9 +2,10 @@
 //! `foo`), the answer a model gives when asked for "a comma-separated list". A comma may be
 //! content (`Paris, France`), so the reading is unsafe.
 
-use rectify_core::{Location, Repair, truncate_received};
+use rectify_core::Repair;
 use serde_json::Value;
 
+use super::text_reading;
 use crate::rules::RepairRule;
 
 /// Longest item, in characters, that a comma-separated list may hold: a longer one is a
@@ -28,15 +29,7 @@ pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
         return None;
     }
     let value = Value::Array(items.into_iter().map(Value::from).collect());
-    let rule = RepairRule::CommaList;
-    let repair = Repair::new(
-        rule.code(),
-        Location::root(),
-        truncate_received(&Value::String(line.to_owned())),
-        truncate_received(&value),
-        rule.applicability(),
-    );
-    Some((value, repair))
+    Some(text_reading(RepairRule::CommaList, line, value))
 }
 
 #[cfg(test)]

@@ -2,10 +2,11 @@
 //! list (`- apple`, `* apple`, `1. apple`), its items are the array; the lines around the list
 //! (an introduction, a closing remark) are dropped, recorded.
 
-use rectify_core::{Location, Repair, truncate_received};
+use rectify_core::Repair;
 use serde_json::Value;
 
 use super::schema::{resolve, types};
+use super::text_reading;
 use crate::rules::RepairRule;
 
 /// The items of the Markdown list `text` holds as an array, with the repair that reads them;
@@ -16,15 +17,7 @@ pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
         return None;
     }
     let value = Value::Array(items.into_iter().map(Value::String).collect());
-    let rule = RepairRule::TextAsList;
-    let repair = Repair::new(
-        rule.code(),
-        Location::root(),
-        truncate_received(&Value::String(text.trim().to_owned())),
-        truncate_received(&value),
-        rule.applicability(),
-    );
-    Some((value, repair))
+    Some(text_reading(RepairRule::TextAsList, text.trim(), value))
 }
 
 /// True when `schema` (at its root) wants an array whose items are strings.

@@ -287,6 +287,19 @@ fn scalar_target(schema: &Value) -> bool {
                 .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null")))
 }
 
+/// The repair that reads the whole (trimmed) `text` as `value` under `rule`, for the
+/// readings of the text itself ([`text::read`], [`list::read`], [`comma_list::read`]).
+pub(super) fn text_reading(rule: RepairRule, text: &str, value: Value) -> (Value, Repair) {
+    let repair = Repair::new(
+        rule.code(),
+        Location::root(),
+        truncate_received(&Value::String(text.to_owned())),
+        truncate_received(&value),
+        rule.applicability(),
+    );
+    (value, repair)
+}
+
 /// True when the schema's root wants an array (and nothing else).
 pub(crate) fn array_target(schema: &Value) -> bool {
     types(resolve(schema, schema)) == ["array"]

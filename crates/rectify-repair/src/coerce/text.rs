@@ -5,12 +5,13 @@
 
 use std::sync::LazyLock;
 
-use rectify_core::{Location, Repair, truncate_received};
+use rectify_core::Repair;
 use serde_json::Value;
 
 use super::enums::fold;
 use super::scalar::boolean_from;
 use super::schema::{resolve, types};
+use super::text_reading;
 use crate::rules::RepairRule;
 
 /// A number as written in prose: a sign, a currency sign, thousands separators.
@@ -35,14 +36,7 @@ pub(crate) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, R
         Some(allowed) => enum_value(t, allowed)?,
         None => typed(t, &types(schema))?,
     };
-    let repair = Repair::new(
-        rule.code(),
-        Location::root(),
-        truncate_received(&Value::String(t.to_owned())),
-        truncate_received(&value),
-        rule.applicability(),
-    );
-    Some((value, repair))
+    Some(text_reading(rule, t, value))
 }
 
 /// A scalar of one of `types` read from the text.
