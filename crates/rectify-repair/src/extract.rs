@@ -50,8 +50,8 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         return fenced;
     }
     let rest = text.get(solid..).unwrap_or("").trim_end();
-    if lone_scalars(rest) || (rest.starts_with("\\\"") && rest.ends_with("\\\"") && rest.len() > 4)
-    {
+    let escaped_whole = rest.starts_with("\\\"") && rest.ends_with("\\\"") && rest.len() > 4;
+    if lone_scalars(rest) || escaped_whole || escaped_string(rest) {
         return vec![Region {
             start: solid,
             end: text.len(),
@@ -71,6 +71,20 @@ pub(crate) fn regions(text: &str) -> Vec<Region> {
         })
         .into_iter()
         .collect()
+}
+
+/// True when the whole text is one string escaped as if it sat inside another one, perhaps
+/// cut off or with its last quote unescaped: `\"hello\"`, `\"hello"`, `\"hello world\`. One
+/// line; every quote but a last one is escaped.
+fn escaped_string(t: &str) -> bool {
+    let Some(body) = t.strip_prefix("\\\"") else {
+        return false;
+    };
+    let body = body.strip_suffix('"').unwrap_or(body);
+    !body.trim().is_empty()
+        && !body.contains('\n')
+        && memchr::memchr_iter(b'"', body.as_bytes())
+            .all(|i| i > 0 && body.as_bytes()[i - 1] == b'\\')
 }
 
 /// True when `body` is a document escaped as if it sat inside a string: `{\"key\": 1}`,
@@ -151,7 +165,17 @@ fn lone_scalar(t: &str) -> bool {
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
         && t.bytes().any(|b| b.is_ascii_digit());
     let regex = crate::parser::regex_end(t.as_bytes(), 0) == Some(t.len());
-    quoted || literal || number || regex || concatenation(t) || call(t)
+    quoted || literal || number || regex || concatenation(t) || call(t) || word_then_quote(t)
+}
+
+/// `abc"`: one word whose opening quote is missing (the closing one ends the text).
+fn word_then_quote(t: &str) -> bool {
+    t.strip_suffix('"').is_some_and(|w| {
+        !w.is_empty()
+            && w.len() <= 64
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    })
 }
 
 /// True when `close` occurs in `body` other than escaped (`'foo\\'bar'`).
@@ -177,7 +201,7 @@ fn concatenation(t: &str) -> bool {
             return false;
         };
         parts += 1;
-        let after = body[close + 1..].trim_start();
+        let after = crate::strict::skip_block_comments(&body[close + 1..]);
         let lost = body[..close].trim_end().ends_with('+')
             && (body.as_bytes()[close] == b'\n' || !(after.is_empty() || after.starts_with('+')));
         if lost {
@@ -192,7 +216,7 @@ fn concatenation(t: &str) -> bool {
         }
         match after.strip_prefix('+') {
             Some(more) if more.trim().is_empty() => return true,
-            Some(more) => rest = more.trim_start(),
+            Some(more) => rest = crate::strict::skip_block_comments(more),
             None => return false,
         }
     }

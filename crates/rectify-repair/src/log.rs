@@ -108,6 +108,14 @@ impl Log {
         self.entries.len()
     }
 
+    /// Forgets the repairs after the first `len` (made inside text that is kept as written).
+    pub fn truncate(&mut self, len: usize) {
+        if let Some(first) = self.entries.get(len) {
+            self.text.truncate(first.pointer.start);
+            self.entries.truncate(len);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

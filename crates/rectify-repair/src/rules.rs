@@ -48,7 +48,7 @@ rules! {
     TrailingComma => "json.trailing_comma", Safe, "Removes a comma before a closing bracket.";
     ExtraComma => "json.extra_comma", Safe, "Removes a leading or doubled comma.";
     MissingComma => "json.missing_comma", Safe, "Inserts a missing comma between two values or members.";
-    MissingColon => "json.missing_colon", Safe, "Inserts a missing colon between a key and its value.";
+    MissingColon => "json.missing_colon", Safe, "Inserts a missing colon between a key and its value, or puts one in place of `=` or `=>`.";
     MissingClosingBracket => "json.missing_closing_bracket", Safe, "Closes brackets left open at the end of the text.";
     ExtraClosingBracket => "json.extra_closing_bracket", Safe, "Drops a closing bracket that closes nothing.";
     MismatchedBracket => "json.mismatched_bracket", Safe, "Replaces a closing bracket of the wrong kind.";

@@ -258,12 +258,24 @@ pub(crate) fn continues(first: &str, rest: &str) -> bool {
     let scalar_start =
         |t: &str| t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '"'));
     let concatenated = first.starts_with('"')
-        && tail
+        && skip_block_comments(tail)
             .strip_prefix('+')
-            .is_some_and(|t| t.trim_start().starts_with('"'));
+            .is_some_and(|t| skip_block_comments(t).starts_with('"'));
     let next_line =
         scalar_start(first) && scalar_start(tail) && rest[..rest.len() - tail.len()].contains('\n');
     concatenated || next_line || structure_follows(tail) || string_goes_on(first, tail)
+}
+
+/// `t` past leading white space and `/* */` comments (`"a" + /*note*/ "b"`).
+pub(crate) fn skip_block_comments(t: &str) -> &str {
+    let mut rest = t.trim_start();
+    while let Some(end) = rest
+        .strip_prefix("/*")
+        .and_then(|c| c.find("*/").map(|e| e + 4))
+    {
+        rest = rest[end..].trim_start();
+    }
+    rest
 }
 
 /// `"The TV has a 24" screen"`, `"abc +"def"`: a string followed by words that end, soon,

@@ -1,7 +1,8 @@
 //! JavaScript-flavoured values models write: regular expression literals, mixed single
 //! quotes (`` `foo´ ``), calls with no argument, a sign set apart from `Infinity`, a
-//! string whose closing quote was lost before a last element or a concatenation, and an
-//! inner quote in a lone string.
+//! string whose closing quote was lost before a last element or a concatenation, an
+//! inner quote in a lone string, calls of several arguments, `=` for a colon, comments
+//! inside a concatenation and a lone string escaped twice.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -156,6 +157,57 @@ fn one_inner_quote_in_a_lone_string_is_content() {
         fixed(r#""Paris" is the capital of "France""#).0,
         Some(json!("Paris\" is the capital of \"France"))
     );
+}
+
+#[test]
+fn a_call_of_several_arguments_keeps_its_name() {
+    let (value, codes) = fixed("{expr: foo(1, 2), \"id\": ObjectId(\"5f1\")}");
+    assert_eq!(value, Some(json!({"expr": "foo(1, 2)", "id": "5f1"})));
+    assert!(
+        codes.contains(&"json.unquoted_text".to_owned()),
+        "{codes:?}"
+    );
+    // Repairs inside the call's text are forgotten: it is kept as written.
+    let (_, codes) = fixed("{expr: foo(a, 2)}");
+    assert_eq!(codes, ["json.unquoted_key", "json.unquoted_text"]);
+    assert_eq!(
+        fixed("[max(a, [1,2]), 3]").0,
+        Some(json!(["max(a, [1,2])", 3]))
+    );
+    // A JSONP callback around one value is still unwrapped.
+    assert_eq!(fixed("cb({\"a\": 1})").0, Some(json!({"a": 1})));
+}
+
+#[test]
+fn an_equals_sign_or_a_hash_rocket_stands_for_the_colon() {
+    let (value, codes) = fixed("{\"a\" = 1, \"b\" => \"x\", \"c\": \"==\"}");
+    assert_eq!(value, Some(json!({"a": 1, "b": "x", "c": "=="})));
+    assert_eq!(codes, ["json.missing_colon", "json.missing_colon"]);
+}
+
+#[test]
+fn comments_inside_a_concatenation_are_skipped() {
+    assert_eq!(
+        fixed("\"hello\" + /*comment*/ \" world\"").0,
+        Some(json!("hello world"))
+    );
+    assert_eq!(
+        fixed("\"hello\" /*c*/ + \" world\"").0,
+        Some(json!("hello world"))
+    );
+    assert_eq!(
+        fixed("[\"abc,/*comment*/\"def\"]").0,
+        Some(json!(["abc", "def"]))
+    );
+}
+
+#[test]
+fn a_lone_string_escaped_twice_or_half_quoted_is_read() {
+    assert_eq!(fixed("\\\"hello\"").0, Some(json!("hello")));
+    assert_eq!(fixed("\\\"hello world\\").0, Some(json!("hello world")));
+    assert_eq!(fixed("abc\"").0, Some(json!("abc")));
+    // Prose with a quote in it is not one of them.
+    assert_eq!(fixed("he said \"").0, None);
 }
 
 proptest! {

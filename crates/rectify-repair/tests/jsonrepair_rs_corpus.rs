@@ -12,11 +12,12 @@ use rectify_repair::{RepairOptions, repair};
 use serde_json::Value;
 
 /// Cases of the jsonrepair-rs corpus's tuned part repaired to the expected value when this
-/// test was last raised.
-const JSONREPAIR_RS_FLOOR: usize = 331;
+/// test was last raised (the whole corpus since its measured-only part was read; see
+/// `corpus/README.md`).
+const JSONREPAIR_RS_FLOOR: usize = 440;
 
 /// The same for the best-effort-json-parser corpus.
-const BEST_EFFORT_FLOOR: usize = 64;
+const BEST_EFFORT_FLOOR: usize = 65;
 
 /// The same for the corpus of LLM-output parsers' tests (langchain-core, instructor,
 /// json-repair-llm), repaired with the case's schema where it has one.

@@ -7,23 +7,29 @@ impl<S: Sink> Parser<'_, '_, S> {
     /// Reads an array at `[`, or a tuple at `(` (a tuple of one value without a comma is
     /// that value).
     pub fn array(&mut self) -> S::Val {
+        self.array_or_tuple().0
+    }
+
+    /// Reads an array or a tuple; true when it was a tuple kept as an array (several values,
+    /// or one and a comma).
+    pub fn array_or_tuple(&mut self) -> (S::Val, bool) {
         let start = self.pos;
         let Some(opener) = self.peek() else {
-            return self.sink.null();
+            return (self.sink.null(), false);
         };
         if !self.open(opener) {
-            return self.sink.null();
+            return (self.sink.null(), false);
         }
         self.pos += 1;
         let mut items = self.sink.begin_array();
         let commas = self.elements(&mut items, opener);
         self.stack.pop();
         if opener != b'(' {
-            return self.sink.end_array(items, false);
+            return (self.sink.end_array(items, false), false);
         }
         self.record(RepairRule::Tuple, start, self.pos, "[...]");
         let unwrap = S::array_len(&items) == 1 && commas == 0;
-        self.sink.end_array(items, unwrap)
+        (self.sink.end_array(items, unwrap), !unwrap)
     }
 
     /// Reads elements until the array closes; returns the number of commas seen.

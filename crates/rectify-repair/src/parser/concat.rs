@@ -88,6 +88,23 @@ impl<S: Sink> Parser<'_, '_, S> {
     }
 }
 
+impl<S: Sink> Parser<'_, '_, S> {
+    /// The first byte after `from` that is neither white space nor inside a `/* */` comment
+    /// (within the window), and its offset: `"a" /*note*/ + "b"`.
+    pub(super) fn solid_past_comments(&self, from: usize) -> Option<(usize, u8)> {
+        let limit = (from + WINDOW).min(self.b.len());
+        let mut at = from;
+        loop {
+            let (i, b) = self.next_solid(at)?;
+            if b != b'/' || self.byte_at(i + 1) != Some(b'*') {
+                return Some((i, b));
+            }
+            let rest = self.b.get(i + 2..limit)?;
+            at = i + 2 + memchr::memmem::find(rest, b"*/")? + 2;
+        }
+    }
+}
+
 /// Where a concatenation marker at the end of a string's content starts: `out` ends with
 /// exactly one `+` among blanks and `/* */` comments. The length of the content before it,
 /// blanks trimmed. Only the last [`WINDOW`] bytes are looked at, so that deciding every

@@ -10,7 +10,8 @@ impl<S: Sink> Parser<'_, '_, S> {
     pub(super) fn escape(&mut self, st: &mut Str) {
         let at = self.pos;
         let Some(c) = self.byte_at(at + 1) else {
-            st.out.push('\\');
+            // An escape cut off by the end of the text: half of it is not content.
+            self.record(RepairRule::InvalidEscape, at, at + 1, "");
             self.pos += 1;
             return;
         };

@@ -191,6 +191,16 @@ impl<S: Sink> Parser<'_, '_, S> {
                 }
                 return;
             }
+            Some(b'=') => {
+                // `"a" = 1`, `"a" => 1`: an assignment or a hash rocket in place of the colon.
+                let len = if self.byte_at(self.pos + 1) == Some(b'>') {
+                    2
+                } else {
+                    1
+                };
+                self.record(RepairRule::MissingColon, self.pos, self.pos + len, ":");
+                self.pos += len;
+            }
             Some(_) => self.record(RepairRule::MissingColon, self.pos, self.pos, ":"),
         }
         self.member_value(map, key, key_start);

@@ -20,7 +20,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         if self.peek() == Some(b'(') && callee(word).bytes().all(is_word_byte) {
             return Some(self.call(start));
         }
-        if self.peek() == Some(b'"') && ctx != Ctx::Top {
+        if self.peek() == Some(b'"') && (ctx != Ctx::Top || self.blank_from(self.pos + 1)) {
             self.pos += 1;
             self.record(RepairRule::MissingOpeningQuote, word_end, self.pos, "");
         }
@@ -186,21 +186,38 @@ impl<S: Sink> Parser<'_, '_, S> {
             return self.sink.null();
         }
         let mark = self.sink.mark();
-        let value = self.array();
+        let logged = self.repairs.len();
+        let (value, several) = self.array_or_tuple();
         // After a fatal error the value path renders the partly built value, which written
         // text does not hold: the streaming parse gives up (there is no value either way).
         if self.fatal.is_some() && self.bail() {
             return value;
+        }
+        if several && self.pos > 0 && self.byte_at(self.pos - 1) == Some(b')') {
+            return self.call_text(start, value, mark, logged);
         }
         let after = self.sink.rendered(&value, mark);
         self.record(RepairRule::CallWrapper, start, self.pos, &after);
         value
     }
 
+    /// `foo(1, 2)`: a call of several arguments is an expression, not a wrapper around a
+    /// value; it is kept as written, as a string (the repairs made inside it are forgotten).
+    fn call_text(&mut self, start: usize, value: S::Val, mark: usize, logged: usize) -> S::Val {
+        self.repairs.truncate(logged);
+        let text = self.text(start, self.pos);
+        let mut quoted = String::with_capacity(text.len() + 2);
+        write_escaped(&mut quoted, text);
+        self.record(RepairRule::UnquotedText, start, self.pos, &quoted);
+        let mut s = self.sink.scratch();
+        s.push_str(text);
+        self.sink.replace_with_string(value, mark, s)
+    }
+
     /// `"a" + "b"`: joins concatenated strings.
     pub fn concatenation(&mut self, mut s: String, ctx: Ctx) -> S::Val {
-        while let Some((plus, b'+')) = self.next_solid(self.pos)
-            && let Some((q, _)) = self.next_solid(plus + 1)
+        while let Some((plus, b'+')) = self.solid_past_comments(self.pos)
+            && let Some((q, _)) = self.solid_past_comments(plus + 1)
             && self.quote_at(q).is_some()
         {
             let at = self.pos;

@@ -52,6 +52,8 @@ pub(crate) trait Sink {
     fn mark(&self) -> usize;
     /// Compact JSON text of `val`, written since `mark`.
     fn rendered(&mut self, val: &Self::Val, mark: usize) -> String;
+    /// Replaces the value `val`, written since `mark`, with the string `s`.
+    fn replace_with_string(&mut self, val: Self::Val, mark: usize, s: String) -> Self::Val;
 
     // Restructuring. A streaming sink edits what it wrote; see `super::rewrite`.
 
@@ -167,6 +169,10 @@ impl Sink for ValueSink {
 
     fn mark(&self) -> usize {
         0
+    }
+
+    fn replace_with_string(&mut self, _: Value, _: usize, s: String) -> Value {
+        Value::String(s)
     }
 
     fn rendered(&mut self, val: &Value, _: usize) -> String {

@@ -379,6 +379,15 @@ impl Sink for TextSink {
         self.out.len()
     }
 
+    fn replace_with_string(&mut self, (): (), mark: usize, s: String) {
+        let written = self.out.get(mark..).unwrap_or("");
+        let skipped = written.len() - written.trim_start_matches([',', ' ', '\n']).len();
+        self.out.truncate(mark + skipped);
+        write_escaped(&mut self.out, &s);
+        self.need_comma = true;
+        self.recycle(s);
+    }
+
     fn rendered(&mut self, (): &(), mark: usize) -> String {
         let text = self.out.get(mark..).unwrap_or("");
         let text = text.trim_start_matches(',').trim_start();
