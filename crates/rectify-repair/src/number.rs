@@ -3,7 +3,21 @@
 
 use crate::rules::RepairRule;
 
-/// Rewrites a loose number such as `.5`, `1.`, `+1`, `1e`, `1_000` or `007` as JSON number
+/// `0xFF` (JavaScript and JSON5): the hexadecimal digits after `0x` as a decimal integer,
+/// after `sign`; `None` unless they are 1 to 16 hex digits.
+fn hexadecimal(sign: &str, hex: &str) -> Option<String> {
+    if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let n = u64::from_str_radix(hex, 16).ok()?;
+    Some(if n == 0 {
+        "0".to_owned()
+    } else {
+        format!("{sign}{n}")
+    })
+}
+
+/// Rewrites a loose number such as `.5`, `1.`, `+1`, `1e`, `1_000`, `0xFF` or `007` as JSON number
 /// text, with the rule that applies; `None` when the word is not a number at all.
 pub(crate) fn normalize_number(word: &str) -> Option<(String, RepairRule)> {
     if word.len() > 1024 {
@@ -22,6 +36,9 @@ pub(crate) fn normalize_number(word: &str) -> Option<(String, RepairRule)> {
         Some(rest) => ("-", rest.to_owned()),
         None => ("", s.clone()),
     };
+    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        return hexadecimal(sign, hex).map(|n| (n, rule));
+    }
     let (mantissa, exponent) = split_exponent(&body);
     let (int, frac) = match mantissa.split_once('.') {
         Some((i, f)) => (i, Some(f)),
@@ -102,6 +119,13 @@ mod tests {
         assert_eq!(n("1E+").as_deref(), Some("1"));
         assert_eq!(n("82_461_110").as_deref(), Some("82461110"));
         assert_eq!(n("1_234.5_6").as_deref(), Some("1234.56"));
+        assert_eq!(n("0xFF").as_deref(), Some("255"));
+        assert_eq!(n("-0x40").as_deref(), Some("-64"));
+        assert_eq!(n("0X0").as_deref(), Some("0"));
+        assert_eq!(
+            n("0xFFFFFFFFFFFFFFFF").as_deref(),
+            Some("18446744073709551615")
+        );
         assert_eq!(
             normalize_number("007"),
             Some(("7".to_owned(), RepairRule::LeadingZeros))
@@ -120,6 +144,9 @@ mod tests {
             "1__0",
             "_1",
             "1e5x",
+            "0x",
+            "0x1g",
+            "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",
         ] {
             assert_eq!(n(s), None, "{s}");
         }

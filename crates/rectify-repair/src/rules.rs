@@ -77,7 +77,7 @@ rules! {
     Tuple => "json.tuple", Safe, "Turns a parenthesised tuple into an array.";
     Ellipsis => "json.ellipsis", Safe, "Drops a `...` placeholder.";
     StringConcatenation => "json.string_concatenation", Safe, "Joins `\"a\" + \"b\"` into one string.";
-    NumberFormat => "json.number_format", Safe, "Normalises `.5`, `1.`, `+1`, `1e` and `1_000`.";
+    NumberFormat => "json.number_format", Safe, "Normalises `.5`, `1.`, `+1`, `1e`, `1_000` and hexadecimal `0xFF`.";
     LeadingZeros => "json.leading_zeros", Safe, "Keeps a number written with leading zeros, such as `007`, as the string `\"007\"`.";
     TruncatedLiteral => "json.truncated_literal", Safe, "Completes `tru`, `fals` or `nul` cut off by the end of the text.";
     CallWrapper => "json.call_wrapper", Safe, "Unwraps `ObjectId(\"...\")`, `NumberLong(...)` and JSONP calls.";

@@ -1,6 +1,7 @@
 //! The corpora taken from other repair tools' own tests (`corpus/jsonrepair_rs.jsonl` from
 //! the jsonrepair-rs crate, `corpus/best_effort_json_parser.jsonl` from the npm package
-//! best-effort-json-parser, `corpus/llm_parsers.jsonl` from LLM-output parsers on PyPI; see
+//! best-effort-json-parser, `corpus/llm_parsers.jsonl` from LLM-output parsers on PyPI,
+//! `corpus/pypi_repairers.jsonl` from three JSON repairers on PyPI; see
 //! `corpus/README.md`). A quarter of them (`measured_only`) are
 //! measured and printed, never asserted or tuned on; on the rest, the number of cases
 //! rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
@@ -22,6 +23,10 @@ const BEST_EFFORT_FLOOR: usize = 65;
 /// The same for the corpus of LLM-output parsers' tests (langchain-core, instructor,
 /// json-repair-llm), repaired with the case's schema where it has one.
 const LLM_PARSERS_FLOOR: usize = 52;
+
+/// The same for the corpus of PyPI repairers' tests (json-repair-engine, jsonfixer,
+/// dirtyjson).
+const PYPI_REPAIRERS_FLOOR: usize = 83;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {
@@ -61,6 +66,15 @@ fn llm_parsers_cases() {
         "llm-parsers",
         include_str!("corpus/llm_parsers.jsonl"),
         LLM_PARSERS_FLOOR,
+    );
+}
+
+#[test]
+fn pypi_repairers_cases() {
+    run_corpus(
+        "pypi-repairers",
+        include_str!("corpus/pypi_repairers.jsonl"),
+        PYPI_REPAIRERS_FLOOR,
     );
 }
 
