@@ -25,9 +25,13 @@
 //! - a span that starts with a quantity (`2`, `24 months, so`, `39 EUR`) is not a free
 //!   string's value unless the field is an identifier (`flat 14`), a measure or money
 //!   (`amount`: `200 g`), a date or a time;
-//! - spans that cross a sentence or a closing quote, start with a greeting or pronoun or end
-//!   with a function word go last, and a span written after another field's label is that
-//!   field's (`Booked by Claire Dubois` is not the winery).
+//! - spans that cross a sentence or a closing quote or bracket, open a bracket they do not
+//!   close (`Li Wei (Platform`), start with a greeting, a pronoun or a contraction (`We'll
+//!   meet`, `her nephew, Martin Trewin`) or end with a function word go last, and so do spans
+//!   that start with a lowercase article (`the oak dining table`: the span without it is
+//!   offered too); a span written after another field's label is that field's (`Booked by
+//!   Claire Dubois` is not the winery), and a capitalised word inside a title is not a label
+//!   (`Market Manager` does not make `Manager` the market).
 
 use std::collections::BTreeSet;
 
@@ -149,10 +153,12 @@ impl Context {
             })
             .map(|m| m.written.value())
             .collect();
-        let spans = prefer(spans, |s| !crosses_sentence(s));
+        let spans = prefer(spans, |s| !crosses_sentence(s) && !unbalanced(s));
         let spans = prefer(spans, |s| {
             !starts_with_small_word(s) && !ends_with_small_word(s)
         });
+        // `the oak dining table`: the same span without its article is offered too.
+        let spans = prefer(spans, |s| !starts_with_article(s));
         let spans = prefer(spans, |s| {
             !self
                 .reserved
@@ -221,9 +227,18 @@ fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
             .find(char::is_whitespace)
             .unwrap_or(rest.len() - start);
         let word = rest[start..start + word_len].trim_start_matches(['"', '\'', '(']);
+        let opens = opens_sentence(&text[..text.len() - rest.len() + start]);
         rest = &rest[start + word_len..];
+        // `Market Manager`, `Referee Appointments Officer`: a capitalised word inside a
+        // title or name (another capitalised word follows) is not a label, unless it starts
+        // a sentence or has a colon (`tax ID 47 036` is a label).
+        let inside_name = word.starts_with(char::is_uppercase)
+            && !opens
+            && !word.ends_with(':')
+            && rest.trim_start().starts_with(char::is_uppercase);
         let label = word.strip_suffix(':').unwrap_or(word).to_lowercase();
-        let named = label.chars().all(char::is_alphanumeric)
+        let named = !inside_name
+            && label.chars().all(char::is_alphanumeric)
             && words
                 .iter()
                 .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
@@ -243,6 +258,12 @@ fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
     out
 }
 
+/// Whether a word written right after `head` starts a sentence (or the text, or a line).
+fn opens_sentence(head: &str) -> bool {
+    let before = head.trim_end_matches([' ', '\t']);
+    before.is_empty() || before.ends_with(['.', '!', '?', ':', '\n'])
+}
+
 /// Words that link a field's label to its value (`Booked by`, `winner is`).
 const LINKING: &[&str] = &["by", "is", "was", "are", "were"];
 
@@ -256,7 +277,9 @@ const LEADING: &[&str] = &[
 /// sentence openers (`Hi Clara`, `I'm Grace Mensah`, `Please`, `My ICE 578`).
 const OPENERS: &[&str] = &[
     "dear", "hello", "hi", "i", "i'm", "it", "it's", "kind", "my", "our", "please", "thanks",
-    "thank", "this", "we", "we're", "you", "your",
+    "thank", "this", "we", "we're", "you", "your", "i'd", "i'll", "i've", "we'd", "we'll", "we've",
+    "you'd", "you'll", "you're", "you've", "he", "she", "they", "he's", "she's", "they're",
+    "they'll", "her", "his", "their", "its", "that's", "there's", "let's",
 ];
 
 /// Words a value does not end with: a span ending with one runs into the next phrase
@@ -283,6 +306,30 @@ fn starts_with_small_word(span: &str) -> bool {
     LEADING.contains(&first.as_str()) || OPENERS.contains(&first.as_str())
 }
 
+/// Whether `span` starts with an article in lowercase (`the oak dining table`; not `The
+/// Alchemist's Vault`).
+fn starts_with_article(span: &str) -> bool {
+    span.split_whitespace().nth(1).is_some()
+        && matches!(span.split_whitespace().next(), Some("the" | "a" | "an"))
+}
+
+/// Whether `span` opens a bracket it does not close, or closes one it did not open
+/// (`Li Wei (Platform`, `Lucas (Year 9, tutor group 9K`).
+fn unbalanced(span: &str) -> bool {
+    let mut depth = 0i32;
+    for c in span.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    depth != 0
+}
+
 /// Whether `span` (of more than one word) ends with one of the [`TRAILING`] words.
 fn ends_with_small_word(span: &str) -> bool {
     let mut words = span.split_whitespace();
@@ -304,6 +351,7 @@ fn crosses_sentence(span: &str) -> bool {
             || w.strip_suffix('.').is_some_and(|stem| {
                 stem.chars().filter(|c| c.is_alphabetic()).count() > 3
                     || stem.chars().any(|c| c.is_ascii_digit())
+                    || stem.ends_with([')', ']', '"', '\'', '’', '”'])
             })
     })
 }
@@ -428,6 +476,31 @@ mod tests {
         assert!(starts_with_small_word("I'm Grace Mensah"));
         assert!(starts_with_small_word("Hi Clara"));
         assert!(!starts_with_small_word("Grace Mensah"));
+        assert!(starts_with_small_word("We'll meet"));
+        assert!(starts_with_small_word("her nephew, Martin Trewin"));
+        assert!(crosses_sentence("Nadia Rahman (SRE). The on-call engineer"));
+        assert!(unbalanced("Li Wei (Platform") && unbalanced("SRE) and"));
+        assert!(!unbalanced("Nadia Rahman (SRE)") && !unbalanced("Nadia Rahman"));
+        assert!(starts_with_article("the oak dining table"));
+        assert!(!starts_with_article("The Alchemist's Vault") && !starts_with_article("a"));
+    }
+
+    #[test]
+    fn a_capitalised_word_inside_a_title_is_not_a_label() {
+        let text = "Kind regards, Tom Harrow, Market Manager, Bridgwater Town Council. \
+                    Market: Bridgwater Makers' Market";
+        assert_eq!(
+            following(text, &["market".to_owned()]),
+            ["Bridgwater Makers' Market"]
+        );
+        assert_eq!(
+            following("Customer Eva Novak", &["customer".to_owned()]),
+            ["Eva Novak"]
+        );
+        assert_eq!(
+            following("Sabine (tax ID 47 036 892)", &["id".to_owned()]),
+            ["47 036 892)"]
+        );
     }
 
     #[test]

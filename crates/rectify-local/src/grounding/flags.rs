@@ -1,6 +1,8 @@
 //! Booleans the request states: a boolean field whose name's words the request writes is
 //! `true`, or `false` when a negation stands next to them (`terrace please` → `terrace:
-//! true`; `no pets` → `pets_allowed: false`).
+//! true`; `no pets` → `pets_allowed: false`; `rather than have paid out` →
+//! `holiday_paid_out: false`). A participle of the name (`charged`, `given`) counts only
+//! where the request writes it (`No interest` → `interest_charged: false`).
 //!
 //! Measured on Gemma 3 270M (issue 16): left free, a boolean was read backwards as often as
 //! not (`reproducible: false` for "happens every time", `terrace: false` for "terrace
@@ -53,11 +55,17 @@ const NEGATION_AFTER: &[&str] = &["not", "no", "excluded", "unavailable", "none"
 
 /// How many words before (and after) a mention a negation may stand.
 const REACH_BEFORE: usize = 4;
-const REACH_AFTER: usize = 2;
+const REACH_AFTER: usize = 4;
 
 /// The value the request states for the boolean field `name`, if it names the field.
 pub fn flag(name: &str, text: &str) -> Option<bool> {
-    let words = content_words(name);
+    let (mut words, mut predicates): (Vec<String>, Vec<String>) = content_words(name)
+        .into_iter()
+        .partition(|w| !is_participle(w));
+    if words.is_empty() {
+        // `insured`, `covered`: the participle is all the name says.
+        std::mem::swap(&mut words, &mut predicates);
+    }
     if words.is_empty() {
         return None;
     }
@@ -66,7 +74,18 @@ pub fn flag(name: &str, text: &str) -> Option<bool> {
     for word in &words {
         negated |= !said(&tokens, word)?;
     }
+    // `interest_charged` for "No interest": a participle says what is asked of the other
+    // words; it counts where the request writes it and is not needed where it does not.
+    for word in &predicates {
+        negated |= said(&tokens, word) == Some(false);
+    }
     Some(!negated)
+}
+
+/// Whether a field word is a participle that asks a yes/no question about the others
+/// (`charged`, `given`, `offered`), not a thing the request must name.
+fn is_participle(word: &str) -> bool {
+    (word.len() > 4 && word.ends_with("ed")) || matches!(word, "given" | "taken" | "done")
 }
 
 /// The choices of an `enum` that the request speaks of by their words (`bank transfer` for
@@ -129,10 +148,21 @@ fn negated_at(tokens: &[Token], i: usize) -> bool {
     let near = |t: &&Token| t.clause == clause;
     let before = &tokens[i.saturating_sub(REACH_BEFORE)..i];
     let after = &tokens[(i + 1).min(tokens.len())..(i + 1 + REACH_AFTER).min(tokens.len())];
-    before
-        .iter()
-        .filter(near)
-        .any(|t| NEGATION_BEFORE.contains(&t.word.as_str()) || t.word.ends_with("n't"))
+    let start = i.saturating_sub(REACH_BEFORE);
+    // `rather than have paid out`, `instead of a refund`.
+    let contrasted = (start..i).any(|j| {
+        tokens[j].clause == clause
+            && j > 0
+            && matches!(
+                (tokens[j - 1].word.as_str(), tokens[j].word.as_str()),
+                ("rather", "than") | ("instead", "of")
+            )
+    });
+    contrasted
+        || before
+            .iter()
+            .filter(near)
+            .any(|t| NEGATION_BEFORE.contains(&t.word.as_str()) || t.word.ends_with("n't"))
         || after
             .iter()
             .filter(near)
@@ -190,6 +220,33 @@ mod tests {
             flag("has_driving_licence", "She has a driving licence."),
             Some(true)
         );
+        assert_eq!(
+            flag("interest_charged", "600 GBP. No interest, we're mates."),
+            Some(false)
+        );
+        assert_eq!(
+            flag("consent_given", "enrolled after written informed consent"),
+            Some(true)
+        );
+        assert_eq!(
+            flag("deposit_paid", "the deposit has not been paid yet"),
+            Some(false)
+        );
+        assert_eq!(
+            flag(
+                "holiday_paid_out",
+                "6 days of holiday, to take rather than have paid out"
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            flag(
+                "electricity",
+                "an electricity hook-up is not available here"
+            ),
+            Some(false)
+        );
+        assert_eq!(flag("covered", "so the repair is covered."), Some(true));
     }
 
     #[test]
