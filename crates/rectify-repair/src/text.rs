@@ -229,7 +229,15 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         );
         choice
     });
-    if matches!(choice, Some(Choice::List(_))) && found.deepest >= options.max_depth {
+    if let Some(choice @ Choice::List(_)) = &choice
+        && found.deepest >= options.max_depth
+        && 1 + (0..found.values)
+            .filter(|&i| choice.keeps(i))
+            .map(|i| text_depth(found.sink.top(i)))
+            .max()
+            .unwrap_or(0)
+            > options.max_depth
+    {
         // As `engine::finish`: the list would be nested deeper than the limit.
         let doc = Locator::new(text);
         found.raw.locate(&doc);
@@ -255,6 +263,29 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         out.json = Some(chosen(found.sink, choice));
     }
     out
+}
+
+/// How deep the JSON text `t` nests (the parser's deepest stack can be deeper: a tuple of
+/// one value is unwrapped, a call of several arguments becomes a string).
+fn text_depth(t: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for &b in t.as_bytes() {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The value's text; with several candidates, the `choice` `engine::combine` makes.

@@ -187,3 +187,23 @@ fn candidates_put_in_a_list_stay_within_the_depth_limit() {
     let text = out.to_json().unwrap();
     assert!(repair(&text, &options).is_unchanged());
 }
+
+#[test]
+fn brackets_that_nest_no_value_do_not_count_toward_the_depth_of_a_list() {
+    // Found by the `repair` fuzz target: tuples of one value (unwrapped) and a call of
+    // several arguments (kept as a string) nested 128 deep, beside another candidate. The
+    // value path gave the shallow list; the text path refused it with `parse.depth`, going by
+    // the parser's deepest bracket.
+    let options = RepairOptions::default().with_unsafe(true);
+    for inner in [
+        format!("{}2{}", "(".repeat(128), ")".repeat(128)),
+        format!("[f({}1, 2{})]", "(".repeat(126), ")".repeat(126)),
+    ] {
+        let text = format!("{{\"a\": 1}}\n{inner}");
+        let out = repair(&text, &options);
+        assert!(out.value.is_some(), "{:?}", out.diagnostics);
+        let fast = rectify_repair::repair_to_json(&text, &options);
+        assert_eq!(fast.json, out.to_json());
+        assert_eq!(fast.diagnostics, out.diagnostics);
+    }
+}

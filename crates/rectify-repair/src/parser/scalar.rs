@@ -187,6 +187,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let mark = self.sink.mark();
         let logged = self.repairs.len();
+        let deepest = self.deepest;
         let (value, several) = self.array_or_tuple();
         // After a fatal error the value path renders the partly built value, which written
         // text does not hold: the streaming parse gives up (there is no value either way).
@@ -194,6 +195,8 @@ impl<S: Sink> Parser<'_, '_, S> {
             return value;
         }
         if several && self.pos > 0 && self.byte_at(self.pos - 1) == Some(b')') {
+            // The call's brackets are text now: they make nothing deeper.
+            self.deepest = deepest.max(self.stack.len());
             return self.call_text(start, value, mark, logged);
         }
         let after = self.sink.rendered(&value, mark);
