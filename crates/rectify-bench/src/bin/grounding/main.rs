@@ -2,10 +2,11 @@
 //! request's values? Validity says nothing about content; a base model can fill a valid shape
 //! with placeholders.
 //!
-//! Requests are under `crates/rectify-bench/data/grounding/`: `tune.json` (the part prompt and
-//! decoding choices were measured on), `test.json` (held out: never tuned on) and `fresh.json`
-//! (a second held-out part, written after both tuning rounds; `--parts fresh`), each request
-//! with a JSON Schema and expected values written by hand. Every request runs through the loop
+//! Requests are under `crates/rectify-bench/data/grounding/`, one file a part: the tuning parts
+//! `tune`, `tune2`, `tune3` and `fresh` (its misses were read after it was first measured), and
+//! the held-out parts `test` (known kinds), `fresh2`, `fresh3` and `fresh4` (new kinds), never
+//! tuned on (`--parts` picks them; each file's `note` says how it was written). Each request
+//! has a JSON Schema and expected values written by hand. Every request runs through the loop
 //! as `rectify ask` runs it with the embedded model (at most 3 attempts, fresh feedback) at
 //! each temperature; an answer is scored field by field (see `score.rs`).
 //!
