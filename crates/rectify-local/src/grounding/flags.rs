@@ -146,9 +146,9 @@ fn said(tokens: &[Token], word: &str) -> Option<bool> {
 fn negated_at(tokens: &[Token], i: usize) -> bool {
     let clause = tokens[i].clause;
     let near = |t: &&Token| t.clause == clause;
-    let before = &tokens[i.saturating_sub(REACH_BEFORE)..i];
-    let after = &tokens[(i + 1).min(tokens.len())..(i + 1 + REACH_AFTER).min(tokens.len())];
     let start = i.saturating_sub(REACH_BEFORE);
+    let before = &tokens[start..i];
+    let after = &tokens[(i + 1).min(tokens.len())..(i + 1 + REACH_AFTER).min(tokens.len())];
     // `rather than have paid out`, `instead of a refund`.
     let contrasted = (start..i).any(|j| {
         tokens[j].clause == clause

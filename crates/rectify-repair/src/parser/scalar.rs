@@ -186,8 +186,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             return self.sink.null();
         }
         let mark = self.sink.mark();
-        let logged = self.repairs.len();
-        let deepest = self.deepest;
+        let logged = (self.repairs.len(), self.unrecorded);
         let (value, several) = self.array_or_tuple();
         // After a fatal error the value path renders the partly built value, which written
         // text does not hold: the streaming parse gives up (there is no value either way).
@@ -195,8 +194,6 @@ impl<S: Sink> Parser<'_, '_, S> {
             return value;
         }
         if several && self.pos > 0 && self.byte_at(self.pos - 1) == Some(b')') {
-            // The call's brackets are text now: they make nothing deeper.
-            self.deepest = deepest.max(self.stack.len());
             return self.call_text(start, value, mark, logged);
         }
         let after = self.sink.rendered(&value, mark);
@@ -206,8 +203,15 @@ impl<S: Sink> Parser<'_, '_, S> {
 
     /// `foo(1, 2)`: a call of several arguments is an expression, not a wrapper around a
     /// value; it is kept as written, as a string (the repairs made inside it are forgotten).
-    fn call_text(&mut self, start: usize, value: S::Val, mark: usize, logged: usize) -> S::Val {
+    fn call_text(
+        &mut self,
+        start: usize,
+        value: S::Val,
+        mark: usize,
+        (logged, unrecorded): (usize, usize),
+    ) -> S::Val {
         self.repairs.truncate(logged);
+        self.unrecorded = unrecorded;
         let text = self.text(start, self.pos);
         let mut quoted = String::with_capacity(text.len() + 2);
         write_escaped(&mut quoted, text);

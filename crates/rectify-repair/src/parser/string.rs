@@ -6,6 +6,7 @@
 
 use super::{Ctx, Parser, Sink, WINDOW, is_word_byte};
 use crate::rules::RepairRule;
+use crate::strict::skip_block_comments;
 
 /// The quote style a string was opened with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +274,10 @@ impl<S: Sink> Parser<'_, '_, S> {
                 // member or element: its closing quote is missing. A comma ending the line
                 // separates the elements.
                 if let Some((src, out_len)) = st.last_comma
-                    && st.out.get(out_len + 1..).is_some_and(blank_or_comments)
+                    && st
+                        .out
+                        .get(out_len + 1..)
+                        .is_some_and(|s| skip_block_comments(s).is_empty())
                 {
                     st.out.truncate(out_len);
                     self.pos = src;
@@ -374,7 +378,10 @@ impl<S: Sink> Parser<'_, '_, S> {
             Ctx::Member | Ctx::Item => {}
         }
         if let Some((src, out_len)) = st.last_comma
-            && st.out.get(out_len + 1..).is_some_and(blank_or_comments)
+            && st
+                .out
+                .get(out_len + 1..)
+                .is_some_and(|s| skip_block_comments(s).is_empty())
             && self.element_starts(st.ctx, at)
             && !self
                 .next_solid(after)
@@ -395,7 +402,10 @@ impl<S: Sink> Parser<'_, '_, S> {
         if !closing_style {
             if let Some((src, out_len)) = st.last_comma
                 && st.ctx == Ctx::Member
-                && st.out.get(out_len + 1..).is_some_and(blank_or_comments)
+                && st
+                    .out
+                    .get(out_len + 1..)
+                    .is_some_and(|s| skip_block_comments(s).is_empty())
                 && self.quoted_key_at(at)
             {
                 return Decision::EndAtComma(src, out_len);
@@ -679,17 +689,4 @@ impl<S: Sink> Parser<'_, '_, S> {
 /// True when `closer` closes a container opened with `opener`.
 pub(crate) fn closes(opener: u8, closer: u8) -> bool {
     matches!((opener, closer), (b'{', b'}') | (b'[', b']') | (b'(', b')'))
-}
-
-/// True when `s` holds only white space and `/* */` comments (between a comma and the quote
-/// of the next element: `["abc,/*note*/"def"]`).
-fn blank_or_comments(s: &str) -> bool {
-    let mut rest = s.trim_start();
-    while let Some(comment) = rest.strip_prefix("/*") {
-        let Some(end) = comment.find("*/") else {
-            return false;
-        };
-        rest = comment[end + 2..].trim_start();
-    }
-    rest.is_empty()
 }
