@@ -13,6 +13,7 @@ mod object;
 mod regex;
 mod rewrite;
 mod scalar;
+mod scan;
 mod sink;
 mod string;
 mod text;

@@ -4,6 +4,7 @@
 //! stops at the first non-blank byte) and from whether it pairs with an inner quote opened
 //! earlier in the same string.
 
+use super::scan::ByteSet;
 use super::{Ctx, Parser, Sink, WINDOW, is_word_byte};
 use crate::rules::RepairRule;
 use crate::strict::skip_block_comments;
@@ -53,29 +54,12 @@ pub(crate) struct Str {
     next_colon: usize,
 }
 
-/// Bytes that interrupt the fast copy loop.
-static SPECIAL: [bool; 256] = special(true);
+/// Bytes that interrupt the fast copy loop: control characters, the backslash, quotes (and
+/// the first bytes of `´` and the curly quotes), `,` and `:`.
+static SPECIAL: ByteSet<8> = ByteSet::new(0x20, [b'\\', b'"', b'\'', b'`', b',', b':', 0xC2, 0xE2]);
 
 /// [`SPECIAL`] without `,` and `:`, for where they cannot end the string.
-static SPECIAL_NOT_PUNCT: [bool; 256] = special(false);
-
-const fn special(punct: bool) -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
-    }
-    t[b'\\' as usize] = true;
-    t[b'"' as usize] = true;
-    t[b'\'' as usize] = true;
-    t[b'`' as usize] = true;
-    t[b',' as usize] = punct;
-    t[b':' as usize] = punct;
-    t[0xC2] = true;
-    t[0xE2] = true;
-    t
-}
+static SPECIAL_NOT_PUNCT: ByteSet<6> = ByteSet::new(0x20, [b'\\', b'"', b'\'', b'`', 0xC2, 0xE2]);
 
 impl<S: Sink> Parser<'_, '_, S> {
     /// The quote opening a string at `at`, with its length in bytes.
@@ -201,13 +185,13 @@ impl<S: Sink> Parser<'_, '_, S> {
         if sure == 0 {
             return rest
                 .iter()
-                .position(|&c| SPECIAL[usize::from(c)])
+                .position(|&c| SPECIAL.contains(c))
                 .unwrap_or(rest.len());
         }
         let window = rest.get(..sure.min(rest.len())).unwrap_or_default();
         let n = window
             .iter()
-            .position(|&c| SPECIAL_NOT_PUNCT[usize::from(c)])
+            .position(|&c| SPECIAL_NOT_PUNCT.contains(c))
             .unwrap_or(window.len());
         if let Some(c) = memchr::memrchr(b',', window.get(..n).unwrap_or_default()) {
             st.last_comma = Some((self.pos + c, st.out.len() + (self.pos + c - run)));
@@ -360,7 +344,6 @@ impl<S: Sink> Parser<'_, '_, S> {
 
     fn decide(&self, st: &mut Str, at: usize, len: usize) -> Decision {
         let after = at + len;
-        let closing_style = st.out.chars().last().is_some_and(|c| !c.is_whitespace());
         let glued = self.byte_at(after).is_some_and(is_word_byte);
         if let Some((cut, src)) = self.lost_quote_concat(&st.out, st.ctx, at, len) {
             return Decision::Concat(cut, src);
@@ -377,6 +360,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             Ctx::Top => return Decision::Close,
             Ctx::Member | Ctx::Item => {}
         }
+        let closing_style = st.out.chars().last().is_some_and(|c| !c.is_whitespace());
         if let Some((src, out_len)) = st.last_comma
             && st
                 .out

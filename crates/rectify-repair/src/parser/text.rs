@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 
 use super::rewrite::Found;
+use super::scan::ByteSet;
 use super::sink::Sink;
 use super::{Seg, snippet};
 
@@ -466,16 +467,21 @@ static ESCAPE: [u8; 256] = {
     t
 };
 
+/// The bytes [`ESCAPE`] escapes.
+static ESCAPED: ByteSet<2> = ByteSet::new(0x20, [b'"', b'\\']);
+
 /// Writes `s` as a JSON string, escaped exactly as serde_json does.
 pub(crate) fn write_escaped(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
+    let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
+    loop {
+        let i = start + ESCAPED.position(bytes.get(start..).unwrap_or_default());
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         let esc = ESCAPE[usize::from(b)];
-        if esc == 0 {
-            continue;
-        }
         out.push_str(s.get(start..i).unwrap_or(""));
         out.push('\\');
         if esc == b'u' {
