@@ -31,7 +31,20 @@
 //!   that start with a lowercase article (`the oak dining table`: the span without it is
 //!   offered too); a span written after another field's label is that field's (`Booked by
 //!   Claire Dubois` is not the winery), and a capitalised word inside a title is not a label
-//!   (`Market Manager` does not make `Manager` the market).
+//!   (`Market Manager` does not make `Manager` the market);
+//! - a unit the field's name holds is a word next to its number (`25%` for
+//!   `discount_percent`, `54-year-old` for `age`, `31.5 square metres` for `area_m2`), and a
+//!   number in the field's unit is not taken from it by another field's word before it (`4
+//!   pallets (2,150 kg`); where every number the field's words name is another field's too,
+//!   a word only this field has decides (`reduced to 35` for `reduced_penalty`); money is
+//!   written with its currency;
+//! - a name right before a bracketed word of the field is its value (`Ashby Town CC
+//!   (home)`), and a date or time a few words after a word only its field has is that
+//!   field's (`originally scheduled for Saturday 7 June`);
+//! - a person is not an organisation (`Marchmont Lettings` is no tenant) and an
+//!   organisation's field prefers names with a legal form or a firm's noun (`Keystone
+//!   Mortgages`); a month, a day or a currency code names no one, nor, for a person, a short
+//!   word in capitals (`ID`).
 
 use std::collections::BTreeSet;
 
@@ -39,7 +52,7 @@ use serde_json::{Map, Value};
 
 use super::shape;
 use super::spans::Mention;
-use super::words::{self, field_words, names};
+use super::words::{self, field_words, labels, names};
 
 /// `items` narrowed to those that `keep` accepts, unless none is.
 pub fn prefer<T>(items: Vec<T>, keep: impl Fn(&T) -> bool) -> Vec<T> {
@@ -88,10 +101,36 @@ impl Context {
 
     /// Whether `mention` sits next to one of `field`'s words (or is money for a money field).
     fn tags(words: &[String], mention: &Mention) -> bool {
-        names(words, &mention.before)
-            || names(words, &mention.after)
-            || (words::is_money(words)
-                && (words::is_currency(&mention.before) || words::is_currency(&mention.after)))
+        Self::tags_after(words, mention) || Self::tags_before(words, mention)
+    }
+
+    /// Whether the word after `mention` is one of the field's words or units (`2,150 kg`,
+    /// `25%`), or a currency for a money field: what the number counts.
+    fn tags_after(words: &[String], mention: &Mention) -> bool {
+        labels(words, &mention.after)
+            || (words::is_money(words) && words::is_currency(&mention.after))
+    }
+
+    /// Whether the word before `mention` is one of the field's words (`Penalty: 70`), or a
+    /// currency for a money field (`$45`).
+    fn tags_before(words: &[String], mention: &Mention) -> bool {
+        labels(words, &mention.before)
+            || (words::is_money(words) && words::is_currency(&mention.before))
+    }
+
+    /// Whether another numeric field than `name` claims `mention` as strongly as `own` does:
+    /// a number whose unit is the field's (`4 pallets (2,150 kg`) is not taken from it by
+    /// another field's word written before it.
+    fn claimed(&self, name: &str, own: &[String], mention: &Mention) -> bool {
+        let by_unit = labels(own, &mention.after) && !Self::tags_before(own, mention);
+        self.others(name).any(|f| {
+            f.numeric
+                && if by_unit {
+                    Self::tags_after(&f.words, mention)
+                } else {
+                    Self::tags(&f.words, mention)
+                }
+        })
     }
 
     /// The mentions that fit the field `name`, best first (see the module docs).
@@ -101,10 +140,8 @@ impl Context {
         // `58th in the women's category` for `category_place`: a word only this field has,
         // written just after a number, outranks a shared word next to another.
         let fitting = prefer(fitting, |m| !m.compound && near(&distinct, &m.near_after));
-        let by_others = |m: &&Mention| {
-            self.others(name)
-                .any(|f| f.numeric && Self::tags(&f.words, m))
-        };
+        let near_distinct =
+            |m: &&Mention| near(&distinct, &m.near_after) || near(&distinct, &m.near_before);
         // A number inside a range, time or score (`35-39`) is not the one a word next to it
         // names.
         let mine: Vec<&Mention> = fitting
@@ -113,13 +150,29 @@ impl Context {
             .filter(|m| Self::tags(&own, m) && !m.compound)
             .collect();
         if !mine.is_empty() {
-            let mine = prefer(mine, |m| !by_others(m));
+            // `Penalty: 70 GBP, reduced to 35 GBP` for `reduced_penalty` beside `penalty`:
+            // where every number the field's words name is another field's too, a word only
+            // this field has decides.
+            if mine.iter().all(|m| self.claimed(name, &own, m)) {
+                let marked: Vec<&Mention> = fitting.iter().copied().filter(near_distinct).collect();
+                if !marked.is_empty() {
+                    return marked;
+                }
+            }
+            let mine = prefer(mine, |m| !self.claimed(name, &own, m));
+            // `Events: 100 m backstroke … 7.50 GBP per event` for `fee_per_event`: money is
+            // written with its currency.
+            let mine = if words::is_money(&own) {
+                prefer(mine, |m| {
+                    words::is_currency(&m.before) || words::is_currency(&m.after)
+                })
+            } else {
+                mine
+            };
             return prefer(mine, |m| near(&distinct, &m.near_after));
         }
         let fitting = prefer(fitting, |m| near(&distinct, &m.near_after));
-        let fitting = prefer(fitting, |m| {
-            near(&distinct, &m.near_after) || near(&distinct, &m.near_before)
-        });
+        let fitting = prefer(fitting, near_distinct);
         let rest = prefer(fitting, |m| {
             !self.others(name).any(|f| Self::tags(&f.words, m))
         });
@@ -174,7 +227,19 @@ impl Context {
             prefer(spans, |s| !(self.times && shape::is_time(s)))
         };
         let after = following(text, &own);
-        let spans = prefer(spans, |s| after.iter().any(|a| a.starts_with(s.as_str())));
+        let tagged = tagged_names(text, &own);
+        let spans = prefer(spans, |s| {
+            after.iter().any(|a| a.starts_with(s.as_str())) || tagged.contains(&s.as_str())
+        });
+        // `originally scheduled for Saturday 7 June` for `original_date` beside `new_date`: a
+        // word only this date or time field has, a few words before the value in the same
+        // clause. (For other fields the word is too often part of a name: `Harbour Hotel`.)
+        let spans = if words::is_date(&own) || words::is_time(&own) {
+            let soon = soon_after(text, &self.distinct(name, &own));
+            prefer(spans, |s| soon.iter().any(|a| a.starts_with(s.as_str())))
+        } else {
+            spans
+        };
         // `24 months` is a count, not the problem of a warranty claim (nor is `24 months, so
         // the repair is covered`); a bare number is only an identifier's (`flat 14`).
         let kept = [
@@ -194,11 +259,31 @@ impl Context {
             .filter(|f| !f.numeric)
             .flat_map(|f| following(text, &f.words))
             .collect();
-        let spans = prefer(spans, |s| !theirs.iter().any(|a| a.starts_with(s.as_str())));
-        if words::is_proper(&own) || words::is_agent(name) {
+        let tagged_theirs: Vec<&str> = self
+            .others(name)
+            .filter(|f| !f.numeric)
+            .flat_map(|f| tagged_names(text, &f.words))
+            .collect();
+        let spans = prefer(spans, |s| {
+            !theirs.iter().any(|a| a.starts_with(s.as_str()))
+                && !tagged_theirs.contains(&s.as_str())
+        });
+        // `Marchmont Lettings` is not a tenant, and `Keystone Mortgages`, not `Simon Walsh`, is
+        // the broker firm.
+        let spans = if words::is_person(&own) {
+            prefer(spans, |s| !shape::is_organisation(s))
+        } else if words::is_organisation(&own) {
+            prefer(spans, |s| shape::is_organisation(s))
+        } else {
+            spans
+        };
+        let person = words::is_person(&own) || words::is_agent(name);
+        if person || words::is_proper(&own) || words::is_organisation(&own) {
             let spans = prefer(spans, |s| !s.contains(", "));
             // `Canadian consulate` is a name too, though its noun is written in lowercase.
-            prefer(spans, |s| shape::is_proper(s) || shape::is_named_venue(s))
+            let spans = prefer(spans, |s| shape::is_proper(s) || shape::is_named_venue(s));
+            // `November`, `EUR` and, for a person, `ID` are capitalised but name no one.
+            prefer(spans, |s| !shape::names_no_one(s, person))
         } else {
             spans
         }
@@ -259,6 +344,78 @@ fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
 }
 
 /// Whether a word written right after `head` starts a sentence (or the text, or a line).
+/// How many words after a field's word its value may start ([`soon_after`]).
+const SOON: usize = 4;
+
+/// The text from each of the [`SOON`] words after a word of `words` (the same word,
+/// [`words::same_word`]: `originally` for `original`), within its clause.
+fn soon_after<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    let starts: Vec<usize> = text
+        .char_indices()
+        .filter(|&(i, c)| {
+            c.is_alphanumeric()
+                && text[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(char::is_whitespace)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for (k, &at) in starts.iter().enumerate() {
+        let word: String = text[at..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        if !names(words, &word) {
+            continue;
+        }
+        for &next in starts.iter().skip(k + 1).take(SOON) {
+            if text[at..next].contains(['.', ';', '!', '?', '(', ')', '\n']) {
+                break;
+            }
+            out.push(&text[next..]);
+        }
+    }
+    out
+}
+
+/// The names written right before a bracketed word of the field (`Ashby Town CC (home)` for
+/// `home_team`): the run of capitalised words (and `&`) that ends at the bracket.
+fn tagged_names<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices('(') {
+        let inside = &text[at + 1..];
+        let Some(close) = inside.find(')') else {
+            continue;
+        };
+        let label = inside[..close].trim().to_lowercase();
+        let named = label.chars().all(char::is_alphanumeric)
+            && words
+                .iter()
+                .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
+        if !named {
+            continue;
+        }
+        let head = text[..at].trim_end();
+        let mut start = head.len();
+        for word in head.rsplit(' ') {
+            let capitalised = word.starts_with(char::is_uppercase) || word == "&";
+            if !capitalised || word.ends_with([',', '.', ';', ':']) && start < head.len() {
+                break;
+            }
+            start -= word.len();
+            start = start.saturating_sub(1);
+        }
+        let name = head[start..].trim_start();
+        if !name.is_empty() && name.starts_with(char::is_uppercase) {
+            out.push(name);
+        }
+    }
+    out
+}
+
 fn opens_sentence(head: &str) -> bool {
     let before = head.trim_end_matches([' ', '\t']);
     before.is_empty() || before.ends_with(['.', '!', '?', ':', '\n'])
@@ -511,6 +668,43 @@ mod tests {
         let pick = |field: &str| strings_for(text, &s, field);
         assert!(pick("booked_by").iter().all(|s| s.starts_with("Claire")));
         assert!(!pick("winery").iter().any(|s| s.starts_with("Claire")));
+    }
+
+    #[test]
+    fn a_name_before_a_bracketed_label_is_that_field_s() {
+        let text = "the match between Ashby Town CC (home) and Kirkham Vale CC (away), at 13:00";
+        let s = json!({"type": "object", "properties": {
+            "home_team": {"type": "string"}, "away_team": {"type": "string"}}});
+        assert_eq!(strings_for(text, &s, "home_team"), ["Ashby Town CC"]);
+        assert_eq!(strings_for(text, &s, "away_team"), ["Kirkham Vale CC"]);
+        assert_eq!(
+            tagged_names("Li Wei (platform, 3)", &["platform".into()]),
+            [""; 0]
+        );
+    }
+
+    #[test]
+    fn numbers_take_the_field_s_unit_and_distinct_words() {
+        let text = "Penalty: 70 GBP, reduced to 35 GBP if paid within 14 days. Discount 25%.";
+        let s = schema(&[
+            ("penalty", "integer"),
+            ("reduced_penalty", "integer"),
+            ("discount_percent", "integer"),
+        ]);
+        assert_eq!(numbers_for(text, &s, "reduced_penalty"), ["35"]);
+        assert_eq!(numbers_for(text, &s, "penalty"), ["70"]);
+        assert_eq!(numbers_for(text, &s, "discount_percent"), ["25"]);
+        let text = "collect 4 pallets (2,150 kg in total), a 54-year-old driver";
+        let s = schema(&[
+            ("pallets", "integer"),
+            ("total_weight_kg", "number"),
+            ("age", "integer"),
+        ]);
+        assert_eq!(numbers_for(text, &s, "total_weight_kg"), ["2150"]);
+        assert_eq!(numbers_for(text, &s, "age"), ["54"]);
+        let text = "Events: 100 m backstroke; entry fees of 7.50 GBP per event";
+        let s = schema(&[("fee_per_event", "number"), ("events", "integer")]);
+        assert_eq!(numbers_for(text, &s, "fee_per_event"), ["7.50"]);
     }
 
     #[test]

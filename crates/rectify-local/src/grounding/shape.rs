@@ -223,6 +223,97 @@ pub fn is_named_venue(span: &str) -> bool {
     }
 }
 
+/// Last words that make a capitalised name an organisation's: legal forms and the nouns
+/// firms name themselves by (`Tayside Print Ltd`, `Keystone Mortgages`, `Fjordline Media AS`).
+const ORG_FORMS: &[&str] = &[
+    "ab",
+    "afc",
+    "ag",
+    "airlines",
+    "airways",
+    "associates",
+    "association",
+    "authority",
+    "bv",
+    "cc",
+    "co",
+    "construction",
+    "consulting",
+    "corp",
+    "corporation",
+    "digital",
+    "energy",
+    "express",
+    "fc",
+    "fencing",
+    "flooring",
+    "gmbh",
+    "group",
+    "haulage",
+    "holdings",
+    "holidays",
+    "inc",
+    "insurance",
+    "llc",
+    "llp",
+    "logistics",
+    "ltd",
+    "limited",
+    "media",
+    "mortgages",
+    "motors",
+    "nv",
+    "partners",
+    "plc",
+    "press",
+    "print",
+    "retail",
+    "rfc",
+    "sa",
+    "services",
+    "society",
+    "solutions",
+    "studios",
+    "systems",
+    "technologies",
+    "trust",
+    "as",
+];
+
+/// Whether `span` is written like an organisation's name: capitalised, ending with a legal
+/// form or a firm's noun ([`ORG_FORMS`], `B.V.`) or a venue noun (`Westside Clinic`), or two
+/// names joined by `&` (`Harrow & Finch Retail`).
+pub fn is_organisation(span: &str) -> bool {
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let Some(last) = words.last() else {
+        return false;
+    };
+    let form = bare(last).replace('.', "");
+    let by_form = words.len() >= 2
+        && last.starts_with(char::is_uppercase)
+        && (ORG_FORMS.contains(&form.as_str()) || HEAD_NOUNS.contains(&form.as_str()));
+    if span.contains(',') || words.first() == Some(&"&") || last == &"&" {
+        return false;
+    }
+    let joined = words.contains(&"&");
+    let name: Vec<&str> = words.iter().copied().filter(|w| *w != "&").collect();
+    (by_form || joined) && is_proper(name.join(" ").trim_end_matches('.'))
+}
+
+/// Whether `span` is one capitalised word that names no one: a month, a day, a currency
+/// code (`EUR`), or, for a `person`, any short word in capitals (`ID`, `API`).
+pub fn names_no_one(span: &str, person: bool) -> bool {
+    let word = span.trim_end_matches(['.', ',', ';', ':', '!', '?']);
+    if word.contains(char::is_whitespace) {
+        return false;
+    }
+    let lower = word.to_lowercase();
+    let capitals = word.len() <= 3 && word.chars().all(|c| c.is_ascii_uppercase());
+    MONTHS.contains(&lower.as_str())
+        || DAYS.contains(&lower.as_str())
+        || (capitals && (person || super::words::is_currency(&lower)))
+}
+
 /// Whether `span` is written like the name of a person, an organisation or a place: no
 /// digits, its first and last words start with a capital letter, and the words between too or
 /// are small joining words (`de`, `of`, `the`).
@@ -251,6 +342,31 @@ pub fn is_proper(span: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn months_codes_and_acronyms_name_no_one() {
+        assert!(names_no_one("November", false));
+        assert!(names_no_one("EUR", false));
+        assert!(names_no_one("ID", true));
+        assert!(!names_no_one("ID", false));
+        assert!(!names_no_one("Craig", true));
+        assert!(!names_no_one("Ravi Menon", true));
+    }
+
+    #[test]
+    fn organisations_are_named_by_their_forms() {
+        assert!(is_organisation("Tayside Print Ltd"));
+        assert!(is_organisation("Polder Bikes B.V."));
+        assert!(is_organisation("Fjordline Media AS."));
+        assert!(is_organisation("Harrow & Finch Retail"));
+        assert!(is_organisation("Westside Clinic"));
+        assert!(!is_organisation("Henrik Dahl"));
+        assert!(!is_organisation("Ltd"));
+        assert!(!is_organisation("known as"));
+        assert!(!is_organisation("14 Marchmont Lettings"));
+        assert!(!is_organisation("Aaron Reilly, Logistics"));
+        assert!(!is_organisation("Bakker &"));
+    }
 
     #[test]
     fn dates_are_recognised_alone() {

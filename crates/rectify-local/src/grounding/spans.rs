@@ -146,7 +146,7 @@ pub struct Mention {
     /// The word before it (lowercased letters; a currency sign glued to it counts as a word:
     /// `$45`), empty when punctuation other than a space, `-`, `(` or `:` comes first.
     pub before: String,
-    /// The word after it, in the same way (`85 grams`, `3-year-old`).
+    /// The word after it, in the same way (`85 grams`, `3-year-old`; a `%` counts as one).
     pub after: String,
     /// Written right after a letter: part of a name or code (`X2`, `B12`).
     pub glued: bool,
@@ -309,7 +309,11 @@ fn word_after(rest: &str) -> String {
     let mut rest = strip_ordinal(rest);
     loop {
         let trimmed = rest.trim_start_matches([' ', '-', '(', ':']);
-        if let Some(sign) = trimmed.chars().next().filter(|c| SIGNS.contains(c)) {
+        if let Some(sign) = trimmed
+            .chars()
+            .next()
+            .filter(|c| SIGNS.contains(c) || *c == '%')
+        {
             return sign.to_string();
         }
         let word: String = trimmed.chars().take_while(|c| c.is_alphabetic()).collect();

@@ -206,6 +206,67 @@ const PERSON: &[&str] = &[
     "witness",
 ];
 
+/// Field words that mean an organisation, never a person.
+const ORGANISATION: &[&str] = &[
+    "agency",
+    "airline",
+    "bank",
+    "charity",
+    "company",
+    "contractor",
+    "council",
+    "employer",
+    "firm",
+    "haulier",
+    "insurer",
+    "institution",
+    "manufacturer",
+    "organisation",
+    "organization",
+    "supplier",
+];
+
+/// Field words that mean a person, never an organisation.
+const PEOPLE: &[&str] = &[
+    "adviser",
+    "advisor",
+    "applicant",
+    "attendee",
+    "attorney",
+    "attorneys",
+    "borrower",
+    "child",
+    "coach",
+    "doctor",
+    "driver",
+    "employee",
+    "gp",
+    "guest",
+    "guide",
+    "investigator",
+    "manager",
+    "nurse",
+    "parent",
+    "passenger",
+    "patient",
+    "pupil",
+    "referee",
+    "sitter",
+    "speaker",
+    "specialist",
+    "student",
+    "supervisor",
+    "swimmer",
+    "teacher",
+    "tenant",
+    "tenants",
+    "trainer",
+    "tutor",
+    "visitor",
+    "volunteer",
+    "witness",
+];
+
 /// Field words that mean a place (written with capitals).
 const PLACE: &[&str] = &[
     "airport",
@@ -262,6 +323,47 @@ pub fn names(words: &[String], word: &str) -> bool {
     words.iter().any(|w| same_word(w, word))
 }
 
+/// Field words that name a unit or what a number measures, with the words (and signs)
+/// written next to a number of it that do not share the field word's stem: `25%` for
+/// `discount_percent`, `54-year-old` and `aged 54` for `age`, `31.5 square metres` for
+/// `area_m2`.
+const UNITS: &[(&str, &[&str])] = &[
+    ("percent", &["%", "cent"]),
+    ("percentage", &["%", "percent", "cent"]),
+    ("pct", &["%", "percent", "cent"]),
+    ("age", &["aged", "year", "yo"]),
+    ("m2", &["square", "sq", "sqm"]),
+    ("sqm", &["square", "sq"]),
+    ("m3", &["cubic"]),
+    (
+        "kg",
+        &["kilo", "kilos", "kilogram", "kilograms", "kilogrammes"],
+    ),
+    (
+        "km",
+        &["kilometre", "kilometres", "kilometer", "kilometers"],
+    ),
+    (
+        "cm",
+        &["centimetre", "centimetres", "centimeter", "centimeters"],
+    ),
+    ("mins", &["min", "minute", "minutes"]),
+    ("min", &["mins", "minute", "minutes"]),
+    ("hrs", &["h", "hr", "hour", "hours"]),
+    ("hours", &["h", "hr", "hrs"]),
+];
+
+/// Whether `word`, written next to a number, names a field with `words`: one of them
+/// ([`names`]) or a unit one of them stands for ([`UNITS`]).
+pub fn labels(words: &[String], word: &str) -> bool {
+    names(words, word)
+        || words.iter().any(|w| {
+            UNITS
+                .iter()
+                .any(|(unit, next)| unit == w && next.iter().any(|n| same_word(n, word)))
+        })
+}
+
 /// Whether `word` (next to a number) is a currency.
 pub fn is_currency(word: &str) -> bool {
     CURRENCY.contains(&word)
@@ -303,6 +405,16 @@ pub fn is_measure(words: &[String]) -> bool {
 pub fn is_agent(name: &str) -> bool {
     let lower = name.to_lowercase();
     lower.ends_with("_by") || lower.ends_with("-by") || name.ends_with("By")
+}
+
+/// Whether a field with these words holds an organisation (`employer`, `broker_firm`).
+pub fn is_organisation(words: &[String]) -> bool {
+    any_in(words, ORGANISATION)
+}
+
+/// Whether a field with these words holds a person (`patient`, `referring_gp`).
+pub fn is_person(words: &[String]) -> bool {
+    any_in(words, PEOPLE) && !is_organisation(words)
 }
 
 /// Whether a field with these words holds a name written with capitals (a person, an
@@ -347,5 +459,16 @@ mod tests {
         assert!(!is_identifier(&words("damage")));
         assert!(is_measure(&words("amount")) && is_measure(&words("doseSize")));
         assert!(!is_proper(&words("name")));
+    }
+
+    #[test]
+    fn units_label_their_numbers() {
+        let words = |name: &str| field_words(name);
+        assert!(labels(&words("discount_percent"), "%"));
+        assert!(labels(&words("patient_age"), "year"));
+        assert!(labels(&words("area_m2"), "square"));
+        assert!(labels(&words("total_weight_kg"), "kg"));
+        assert!(!labels(&words("total_weight_kg"), "%"));
+        assert!(!labels(&words("term_years"), "aged"));
     }
 }
