@@ -268,17 +268,20 @@ struct Grounded {
     applied: bool,
     missing: Vec<String>,
     repeats_dropped: usize,
+    lists_completed: usize,
 }
 
 impl Grounded {
     /// Checks `answer` against the request; a grounded answer loses its repeated list items
-    /// ([`grounding::drop_repeats`]).
+    /// ([`grounding::drop_repeats`]) and gains the items a list cut short leaves out of the
+    /// request's enumeration ([`grounding::lists::complete_lists`]).
     fn check(mode: grounding::Grounding, request: &Request, answer: &mut String) -> Self {
         let applied = grounding::applies(mode, request);
         let mut found = Self {
             applied,
             missing: Vec::new(),
             repeats_dropped: 0,
+            lists_completed: 0,
         };
         let (Some(schema), Ok(mut value)) = (
             request.schema.as_ref(),
@@ -286,13 +289,15 @@ impl Grounded {
         ) else {
             return found;
         };
+        let text = grounding::request_text(request);
         if applied {
             found.repeats_dropped = grounding::drop_repeats(&mut value, schema);
-            if found.repeats_dropped > 0 {
+            let quoted = grounding::quoted_part(&text);
+            found.lists_completed = grounding::lists::complete_lists(&mut value, schema, quoted);
+            if found.repeats_dropped + found.lists_completed > 0 {
                 *answer = value.to_string();
             }
         }
-        let text = grounding::request_text(request);
         found.missing = grounding::ungrounded(&value, &text, Some(schema));
         found
     }
@@ -327,7 +332,7 @@ fn response(
 /// whether the grammar tied the answer's values to the request, `ungrounded` lists the JSON
 /// Pointers of values the request does not hold (a warning: the model made them up or the
 /// request wrote them another way), `repeats_dropped` the repeated list items removed from a
-/// grounded answer.
+/// grounded answer, `lists_completed` the items added to lists the model cut short.
 fn raw_metadata(
     model: &LocalModel,
     params: &GenerateParams,
@@ -354,6 +359,7 @@ fn raw_metadata(
         "field_by_field": generation.field_by_field,
         "ungrounded": grounded.missing,
         "repeats_dropped": grounded.repeats_dropped,
+        "lists_completed": grounded.lists_completed,
         "finish": match generation.finish { Finish::Stop => "stop", Finish::Length => "length" },
         "prompt_tokens": generation.prompt_tokens,
         "output_tokens": generation.output_tokens,

@@ -15,6 +15,7 @@
 pub mod fields;
 pub mod fit;
 pub mod flags;
+pub mod lists;
 pub mod schema;
 pub mod shape;
 pub mod spans;
