@@ -283,7 +283,10 @@ impl Context {
             // `Canadian consulate` is a name too, though its noun is written in lowercase.
             let spans = prefer(spans, |s| shape::is_proper(s) || shape::is_named_venue(s));
             // `November`, `EUR` and, for a person, `ID` are capitalised but name no one.
-            prefer(spans, |s| !shape::names_no_one(s, person))
+            let spans = prefer(spans, |s| !shape::names_no_one(s, person));
+            // `Mr. Tomasz` of `Mr. Tomasz Zielinski`, `Pascoe` of `Joanne Pascoe`: part of a
+            // longer name.
+            prefer(spans, |s| !partial_name(text, s))
         } else {
             spans
         }
@@ -447,6 +450,51 @@ const TRAILING: &[&str] = &[
     "that", "the", "their", "they", "this", "to", "was", "we", "were", "who", "will", "with",
     "would", "you", "your", "-",
 ];
+
+/// Titles written before a name, with or without a period.
+const TITLES: &[&str] = &[
+    "mr", "mrs", "ms", "miss", "dr", "prof", "sir", "dame", "lord", "lady", "rev", "coach",
+];
+
+/// Whether `span` is a title alone (`Dr.`), or every place `text` writes it (as whole words)
+/// is inside a longer name: a capitalised word right after it, or right before it (not a
+/// title, a greeting or an opener, and not ended by punctuation).
+fn partial_name(text: &str, span: &str) -> bool {
+    if TITLES.contains(&span.trim_end_matches('.').to_lowercase().as_str()) {
+        return true;
+    }
+    let mut found = false;
+    for (at, _) in text.match_indices(span) {
+        let head = &text[..at];
+        let tail = &text[at + span.len()..];
+        let whole = head
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+            && tail.chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if !whole {
+            continue;
+        }
+        found = true;
+        let right = !span.ends_with(|c: char| c.is_ascii_punctuation())
+            && tail
+                .strip_prefix(' ')
+                .is_some_and(|t| t.starts_with(char::is_uppercase));
+        let left = head.strip_suffix(' ').is_some_and(|h| {
+            let word = h.rsplit(' ').next().unwrap_or("");
+            let lower = word.to_lowercase();
+            word.starts_with(char::is_uppercase)
+                && !word.ends_with(|c: char| c.is_ascii_punctuation())
+                && ![TITLES, OPENERS, LEADING]
+                    .iter()
+                    .any(|l| l.contains(&lower.as_str()))
+        });
+        if !right && !left {
+            return false;
+        }
+    }
+    found
+}
 
 fn first_word(span: &str) -> String {
     span.split_whitespace()
@@ -681,6 +729,21 @@ mod tests {
             tagged_names("Li Wei (platform, 3)", &["platform".into()]),
             [""; 0]
         );
+    }
+
+    #[test]
+    fn part_of_a_longer_name_is_not_a_name() {
+        let text = "Attorneys: her daughters Claire Hobbs and Joanne Pascoe. Dear Owen, see Mr \
+                    Tomasz Zielinski and Dr. Fiona MacLeod.";
+        assert!(partial_name(text, "Pascoe"));
+        assert!(partial_name(text, "Mr Tomasz"));
+        assert!(partial_name(text, "Claire"));
+        assert!(partial_name(text, "Dr."));
+        assert!(!partial_name(text, "Joanne Pascoe"));
+        assert!(!partial_name(text, "Owen"));
+        assert!(!partial_name(text, "Fiona MacLeod"));
+        assert!(!partial_name(text, "Dr. Fiona MacLeod"));
+        assert!(!partial_name(text, "Tomasz Zielinski"));
     }
 
     #[test]

@@ -333,7 +333,7 @@ pub fn is_proper(span: &str) -> bool {
                 && capital(last)
                 && words
                     .iter()
-                    .all(|w| capital(w) || NAME_GLUE.contains(&bare(w).as_str()))
+                    .all(|w| capital(w) || *w == "&" || NAME_GLUE.contains(&bare(w).as_str()))
         }
         _ => false,
     }
