@@ -44,7 +44,8 @@
 //! - a person is not an organisation (`Marchmont Lettings` is no tenant) and an
 //!   organisation's field prefers names with a legal form or a firm's noun (`Keystone
 //!   Mortgages`); a month, a day or a currency code names no one, nor, for a person, a short
-//!   word in capitals (`ID`).
+//!   word in capitals (`ID`), and a label's value is not such a word (`student ID 2291847`
+//!   does not make `ID` the student); a small word alone (`the`, `-`, `me`) goes last.
 
 use std::collections::BTreeSet;
 
@@ -208,7 +209,7 @@ impl Context {
             .collect();
         let spans = prefer(spans, |s| !crosses_sentence(s) && !unbalanced(s));
         let spans = prefer(spans, |s| {
-            !starts_with_small_word(s) && !ends_with_small_word(s)
+            !starts_with_small_word(s) && !ends_with_small_word(s) && !is_small_word(s)
         });
         // `the oak dining table`: the same span without its article is offered too.
         let spans = prefer(spans, |s| !starts_with_article(s));
@@ -226,7 +227,15 @@ impl Context {
             let spans = prefer(spans, |s| !(self.dates && shape::is_date(s)));
             prefer(spans, |s| !(self.times && shape::is_time(s)))
         };
-        let after = following(text, &own);
+        let person = words::is_person(&own) || words::is_agent(name);
+        // `student ID 2291847` does not make `ID` the student.
+        let after: Vec<&str> = following(text, &own)
+            .into_iter()
+            .filter(|a| {
+                let word = a.split_whitespace().next().unwrap_or("");
+                !shape::names_no_one(word, person)
+            })
+            .collect();
         let tagged = tagged_names(text, &own);
         let spans = prefer(spans, |s| {
             after.iter().any(|a| a.starts_with(s.as_str())) || tagged.contains(&s.as_str())
@@ -277,7 +286,6 @@ impl Context {
         } else {
             spans
         };
-        let person = words::is_person(&own) || words::is_agent(name);
         if person || words::is_proper(&own) || words::is_organisation(&own) {
             let spans = prefer(spans, |s| !s.contains(", "));
             // `Canadian consulate` is a name too, though its noun is written in lowercase.
@@ -506,6 +514,17 @@ fn first_word(span: &str) -> String {
 }
 
 /// Whether `span` starts with one of the [`LEADING`] or [`OPENERS`] words.
+/// Whether `span` is one small word alone (`the`, `-`, `me`): never a value.
+fn is_small_word(span: &str) -> bool {
+    let word = span.trim_end_matches(['.', ',', ';', ':']).to_lowercase();
+    !word.contains(char::is_whitespace)
+        && (word.chars().all(|c| !c.is_alphanumeric())
+            || [LEADING, OPENERS, TRAILING]
+                .iter()
+                .any(|l| l.contains(&word.as_str()))
+            || ["the", "not", "no", "me", "us", "them", "him"].contains(&word.as_str()))
+}
+
 fn starts_with_small_word(span: &str) -> bool {
     let first = first_word(span);
     LEADING.contains(&first.as_str()) || OPENERS.contains(&first.as_str())
