@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)] // helpers outside `#[test]` functions
 
 use proptest::prelude::*;
+use rectify_local::grounding::lists::complete_lists;
 use rectify_local::grounding::schema::{Offer, ground};
 use rectify_local::grounding::spans::{numbers, spans};
 use rectify_local::grounding::{Grounding, grammar_schema, ungrounded};
@@ -17,6 +18,47 @@ fn words() -> impl Strategy<Value = String> {
         "[\"'(]?[A-Za-z0-9.'-]{1,8}[\"').,;:!?]{0,2}",
     ];
     prop::collection::vec(word, 0..14).prop_map(|w| w.join(" "))
+}
+
+/// Words as requests write them: names with capitals, accents and `&`, bracketed labels,
+/// units, dashes, currencies and sentence ends.
+fn prose() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        "[A-Z][a-z]{1,7}",
+        "[a-z]{1,8}",
+        "[0-9]{1,4}(%|-year-old| kg| GBP)?",
+        Just("(home)".to_owned()),
+        Just("Ltd".to_owned()),
+        Just("&".to_owned()),
+        Just("–".to_owned()),
+        Just("Dr.".to_owned()),
+        Just("and".to_owned()),
+        Just("Ünal".to_owned()),
+        Just("Zoë,".to_owned()),
+        Just("naïve;".to_owned()),
+        "[A-Za-zé]{1,6}[.,:;!?)]",
+    ];
+    prop::collection::vec(word, 0..24).prop_map(|w| w.join(" "))
+}
+
+/// Field names that switch on the rules for people, organisations, dates, units and roles.
+fn field_name() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "patient",
+        "employer",
+        "home_team",
+        "original_date",
+        "new_date",
+        "discount_percent",
+        "age",
+        "total_weight_kg",
+        "signed_by",
+        "penalty",
+        "reduced_penalty",
+        "city",
+        "note",
+    ])
+    .prop_map(str::to_owned)
 }
 
 fn leaf_schema() -> impl Strategy<Value = Value> {
@@ -84,6 +126,61 @@ proptest! {
                 }
             } else if original.get("enum").is_none() {
                 prop_assert_eq!(leaf, original);
+            }
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn role_rules_offer_only_valid_request_values(
+        text in prose(),
+        fields in prop::collection::vec((field_name(), leaf_schema()), 1..6),
+    ) {
+        let properties: serde_json::Map<String, Value> = fields.into_iter().collect();
+        let schema = json!({"type": "object", "properties": properties});
+        let out = ground(&schema, &Offer::from_text(&text));
+        for (key, leaf) in out["properties"].as_object().unwrap() {
+            let original = &schema["properties"][key];
+            let validator = jsonschema::validator_for(original).unwrap();
+            if let Some(Value::Array(values)) = leaf.get("enum").filter(|_| original.get("enum").is_none()) {
+                prop_assert!(!values.is_empty());
+                for value in values {
+                    prop_assert!(validator.is_valid(value), "{} breaks {}", value, original);
+                    prop_assert!(ungrounded(value, &text, None).is_empty(), "{} not in {:?}", value, text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_completed_list_keeps_its_items_and_takes_only_request_text(
+        text in prose(),
+        picks in prop::collection::vec(0usize..64, 0..4),
+        max_items in 1u64..6,
+    ) {
+        let offered: Vec<String> = spans(&text).into_iter().collect();
+        let chosen: Vec<Value> = picks
+            .iter()
+            .filter_map(|&i| offered.get(i % offered.len().max(1)).cloned())
+            .map(Value::String)
+            .collect();
+        let schema = json!({"properties": {"list": {"type": "array", "maxItems": max_items,
+            "items": {"type": "string", "maxLength": 30}}}});
+        let mut value = json!({ "list": chosen.clone() });
+        let added = complete_lists(&mut value, &schema, &text);
+        let list = value["list"].as_array().unwrap();
+        if added == 0 {
+            prop_assert_eq!(list, &chosen);
+        } else {
+            prop_assert_eq!(list.len(), chosen.len() + added);
+            prop_assert!(list.len() as u64 <= max_items);
+            for item in &chosen {
+                prop_assert!(list.contains(item), "{} dropped from {:?}", item, list);
+            }
+            for item in list {
+                let item = item.as_str().unwrap();
+                prop_assert!(text.contains(item) && item.chars().count() <= 30, "{:?}", item);
             }
         }
     }

@@ -231,6 +231,7 @@ const ORG_FORMS: &[&str] = &[
     "ag",
     "airlines",
     "airways",
+    "as",
     "associates",
     "association",
     "authority",
@@ -277,12 +278,11 @@ const ORG_FORMS: &[&str] = &[
     "systems",
     "technologies",
     "trust",
-    "as",
 ];
 
 /// Whether `span` is written like an organisation's name: capitalised, ending with a legal
-/// form or a firm's noun ([`ORG_FORMS`], `B.V.`) or a venue noun (`Westside Clinic`), or two
-/// names joined by `&` (`Harrow & Finch Retail`).
+/// form or a firm's noun (`Ltd`, `B.V.`, `Mortgages`) or a venue noun (`Westside Clinic`), or
+/// two names joined by `&` (`Harrow & Finch Retail`).
 pub fn is_organisation(span: &str) -> bool {
     let words: Vec<&str> = span.split_whitespace().collect();
     let Some(last) = words.last() else {

@@ -354,7 +354,8 @@ const UNITS: &[(&str, &[&str])] = &[
 ];
 
 /// Whether `word`, written next to a number, names a field with `words`: one of them
-/// ([`names`]) or a unit one of them stands for ([`UNITS`]).
+/// ([`names`]) or a unit one of them stands for (`%` for `percent`, `year` and `aged` for
+/// `age`, `square` for `m2`).
 pub fn labels(words: &[String], word: &str) -> bool {
     names(words, word)
         || words.iter().any(|w| {
