@@ -333,11 +333,7 @@ fn following<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
             && !word.ends_with(':')
             && rest.trim_start().starts_with(char::is_uppercase);
         let label = word.strip_suffix(':').unwrap_or(word).to_lowercase();
-        let named = !inside_name
-            && label.chars().all(char::is_alphanumeric)
-            && words
-                .iter()
-                .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
+        let named = !inside_name && is_label(words, &label);
         let mut next = rest.trim_start();
         // `Booked by Claire Dubois`, `the winner is Porto`: a linking word between the label
         // and the value is skipped (not a preposition: `Harbour Hotel in Oslo`).
@@ -401,11 +397,7 @@ fn tagged_names<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
             continue;
         };
         let label = inside[..close].trim().to_lowercase();
-        let named = label.chars().all(char::is_alphanumeric)
-            && words
-                .iter()
-                .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()));
-        if !named {
+        if !is_label(words, &label) {
             continue;
         }
         let head = text[..at].trim_end();
@@ -424,6 +416,14 @@ fn tagged_names<'t>(text: &'t str, words: &[String]) -> Vec<&'t str> {
         }
     }
     out
+}
+
+/// Whether the lowercased word `label` is one of the field's `words` or its plural.
+fn is_label(words: &[String], label: &str) -> bool {
+    label.chars().all(char::is_alphanumeric)
+        && words
+            .iter()
+            .any(|w| *w == label || label.strip_suffix('s') == Some(w.as_str()))
 }
 
 /// Whether a word written right after `head` starts a sentence (or the text, or a line).
@@ -521,7 +521,7 @@ fn is_small_word(span: &str) -> bool {
             || [LEADING, OPENERS, TRAILING]
                 .iter()
                 .any(|l| l.contains(&word.as_str()))
-            || ["the", "not", "no", "me", "us", "them", "him"].contains(&word.as_str()))
+            || ["not", "no", "me", "us", "them", "him"].contains(&word.as_str()))
 }
 
 /// Whether `span` starts with one of the [`LEADING`] or [`OPENERS`] words.
