@@ -21,7 +21,7 @@ fn words() -> impl Strategy<Value = String> {
 }
 
 /// Words as requests write them: names with capitals, accents and `&`, bracketed labels,
-/// units, dashes, currencies and sentence ends.
+/// units, dashes, currencies, codes, possessives and sentence ends.
 fn prose() -> impl Strategy<Value = String> {
     let word = prop_oneof![
         "[A-Z][a-z]{1,7}",
@@ -36,12 +36,17 @@ fn prose() -> impl Strategy<Value = String> {
         Just("Ünal".to_owned()),
         Just("Zoë,".to_owned()),
         Just("naïve;".to_owned()),
+        Just("Court".to_owned()),
+        Just("Both".to_owned()),
+        Just("Friday's".to_owned()),
+        "[A-Z]{2}[0-9]{2}(-[0-9]{4})?",
         "[A-Za-zé]{1,6}[.,:;!?)]",
     ];
     prop::collection::vec(word, 0..24).prop_map(|w| w.join(" "))
 }
 
-/// Field names that switch on the rules for people, organisations, dates, units and roles.
+/// Field names that switch on the rules for people, organisations, dates, units, roles,
+/// codes, deadlines and names that hold the field's noun.
 fn field_name() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
         "patient",
@@ -57,6 +62,13 @@ fn field_name() -> impl Strategy<Value = String> {
         "reduced_penalty",
         "city",
         "note",
+        "order_number",
+        "vehicle_registration",
+        "accept_by",
+        "dropped_off_by",
+        "court",
+        "class_date",
+        "due_day",
     ])
     .prop_map(str::to_owned)
 }

@@ -45,7 +45,18 @@
 //!   organisation's field prefers names with a legal form or a firm's noun (`Keystone
 //!   Mortgages`); a month, a day or a currency code names no one, nor, for a person, a short
 //!   word in capitals (`ID`), and a label's value is not such a word (`student ID 2291847`
-//!   does not make `ID` the student); a small word alone (`the`, `-`, `me`) goes last.
+//!   does not make `ID` the student); a small word alone (`the`, `-`, `me`) goes last;
+//! - a field named for an identifier by its last word (`order_number`, `incident_id`,
+//!   `vehicle_registration`) takes codes: a digit, no lowercase word, not a date, a time or
+//!   money (`KP19 XRT`, not `VW Golf` or `14:07`), the whole code (not `5TG` of `S10 5TG`)
+//!   and not a number of four digits or fewer beside one;
+//! - `X_by` names a deadline when `X` is no participle (`accept_by`, `setup_by`: a date or
+//!   a time), an agent when it is one (`signed_by`, `dropped_off_by`, `paid_by`);
+//! - a `date` has its day number (`6 June`, not `June`), a `day` names a weekday, a `month`
+//!   a month; a possessive (`September's`) is no value;
+//! - a name that ends with the field's own noun is its value (`Chelmsford County Court` for
+//!   `court`, `Elm Street shelter` for `shelter`; not `Market Manager`, `Both households`,
+//!   nor `District Judge` of `District Judge Amanda Reeve`).
 
 use std::collections::BTreeSet;
 
@@ -91,7 +102,10 @@ impl Context {
         context
             .reserved
             .retain(|choice| super::spans::spans(&lower).contains(choice));
-        context.dates = context.fields.iter().any(|f| words::is_date(&f.words));
+        context.dates = context
+            .fields
+            .iter()
+            .any(|f| words::is_date(&f.words) || words::is_deadline(&f.name));
         context.times = context.fields.iter().any(|f| words::is_time(&f.words));
         context
     }
@@ -211,6 +225,8 @@ impl Context {
         let spans = prefer(spans, |s| {
             !starts_with_small_word(s) && !ends_with_small_word(s) && !is_small_word(s)
         });
+        // `September's`, `Kirkham Vale's`: the possessive qualifies what follows it.
+        let spans = prefer(spans, |s| !s.ends_with("'s") && !s.ends_with("’s"));
         // `the oak dining table`: the same span without its article is offered too.
         let spans = prefer(spans, |s| !starts_with_article(s));
         let spans = prefer(spans, |s| {
@@ -219,8 +235,22 @@ impl Context {
                 .contains(&s.trim_end_matches('.').to_lowercase())
                 && !as_number(s).is_some_and(|x| taken.iter().any(|t| (t - x).abs() < 1e-9))
         });
-        let spans = if words::is_date(&own) {
-            prefer(spans, |s| shape::is_date(s))
+        // A `month` is `October`, not `Hannah`.
+        let spans = if words::is_deadline(name) {
+            prefer(spans, |s| shape::is_date(s) || shape::is_time(s))
+        } else if own.iter().any(|w| w == "month") {
+            prefer(spans, |s| shape::names_month(s))
+        } else if words::is_date(&own) {
+            let spans = prefer(spans, |s| shape::is_date(s));
+            // A `date` is `6 June` rather than `June`; a `day`, `Friday` rather than
+            // `September`.
+            if own.iter().any(|w| w == "date") {
+                prefer(spans, |s| s.chars().any(|c| c.is_ascii_digit()))
+            } else if own.iter().any(|w| w == "day" || w == "weekday") {
+                prefer(spans, |s| shape::names_weekday(s))
+            } else {
+                spans
+            }
         } else if words::is_time(&own) {
             prefer(spans, |s| shape::is_time(s))
         } else {
@@ -262,6 +292,26 @@ impl Context {
         } else {
             prefer(spans, |s| !shape::starts_with_quantity(s))
         };
+        // An identifier is written like one: `KX19 TRW`, not `VW Golf` or `Vehicle KX19`,
+        // for `vehicle_registration`; `INC-2291`, not `14:07`, for `incident_id`.
+        let spans = if words::is_code(&own) {
+            let spans = prefer(spans, |s| shape::is_code(s));
+            // `UK-448120` or `KP19 XRT` rather than the `23` of an address, and not `5TG` of
+            // `S10 5TG` (though `07-0193` of `ID 07-0193` for `participant_id`: a code that
+            // starts with the field's own word is its label and the code).
+            let spans = prefer(spans, |s| !is_short_number(s));
+            let labelled = |c: &String| {
+                c.split_whitespace()
+                    .next()
+                    .is_some_and(|w| names(&own, &w.to_lowercase()))
+            };
+            let codes: Vec<String> = spans.iter().filter(|c| !labelled(c)).cloned().collect();
+            let spans = prefer(spans, |s| !codes.iter().any(|c| part_of_code(c, s)));
+            // `07-0193` rather than `ID 07-0193`.
+            prefer(spans, |s| !labelled(s))
+        } else {
+            spans
+        };
         // A span written right after another field's word is that field's.
         let theirs: Vec<&str> = self
             .others(name)
@@ -286,6 +336,15 @@ impl Context {
         } else {
             spans
         };
+        // `Chelmsford County Court` for `court`, `Garage Benz & Sons` for `garage`: a name
+        // that holds the field's own noun.
+        let spans = match own.last() {
+            // (`District Judge` of `District Judge Amanda Reeve` is part of a longer name.)
+            Some(noun) if !person => {
+                prefer(spans, |s| names_itself(s, noun) && !partial_name(text, s))
+            }
+            _ => spans,
+        };
         if person || words::is_proper(&own) || words::is_organisation(&own) {
             let spans = prefer(spans, |s| !s.contains(", "));
             // `Canadian consulate` is a name too, though its noun is written in lowercase.
@@ -299,6 +358,55 @@ impl Context {
             spans
         }
     }
+}
+
+/// Whether `span` is a name of two words or more that ends with `noun` (the last word of a
+/// field's name): the words before it are capitalised and not a determiner (`Both
+/// households`), the noun may be written in lowercase (`Elm Street shelter`). A noun first
+/// is a title more often than a name (`Market Manager`).
+fn names_itself(span: &str, noun: &str) -> bool {
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let is_noun = |w: &&str| {
+        let w = bare(w);
+        w == noun || w.strip_suffix('s') == Some(noun)
+    };
+    let rest = &words[..words.len().saturating_sub(1)];
+    let determiner = rest
+        .first()
+        .is_some_and(|w| DETERMINERS.contains(&bare(w).as_str()));
+    words.len() >= 2
+        && words.last().is_some_and(is_noun)
+        && !determiner
+        && !span.contains(',')
+        && shape::is_proper(&rest.join(" "))
+}
+
+/// Words that open a noun phrase without naming anything (`Both households`).
+const DETERMINERS: &[&str] = &[
+    "all", "another", "any", "both", "each", "either", "every", "her", "his", "its", "my",
+    "neither", "no", "other", "our", "some", "that", "their", "these", "this", "those", "which",
+    "whose", "your",
+];
+
+/// Whether `span` is a number of four digits or fewer and nothing else (`23`, `4402.`): too
+/// short for an identifier when a code is written beside it (`ZP-6610`, `7702914563`).
+fn is_short_number(span: &str) -> bool {
+    let span = span.trim_end_matches(['.', ',', ';', ':']);
+    (1..=4).contains(&span.len()) && span.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Whether `part` is the last or first whole words of the longer code `code` (`5TG` of
+/// `S10 5TG`; not `S10 5TG` of `S10 5TG,`).
+fn part_of_code(code: &str, part: &str) -> bool {
+    let marks: &[char] = &['.', ',', ';', ':', '!', '?'];
+    let (code, part) = (code.trim_end_matches(marks), part.trim_end_matches(marks));
+    code.len() > part.len()
+        && !part.is_empty()
+        && (code.starts_with(&format!("{part} ")) || code.ends_with(&format!(" {part}")))
 }
 
 /// Whether one of `words` is among `context` (words near a number).
@@ -749,6 +857,61 @@ mod tests {
     }
 
     #[test]
+    fn a_deadline_takes_a_date_or_time_and_a_code_field_a_code() {
+        let text = "Dear Amira Haddad, please accept the offer by 1 August. Your car VW Golf, \
+                    registration KP19 XRT, was seen at 14:07 (incident INC-2291).";
+        let s = json!({"type": "object", "properties": {
+            "student": {"type": "string"}, "accept_by": {"type": "string"},
+            "signed_by": {"type": "string"}, "vehicle_registration": {"type": "string"},
+            "incident_id": {"type": "string"}}});
+        let deadline = strings_for(text, &s, "accept_by");
+        assert!(deadline.contains(&"1 August".to_owned()));
+        assert!(
+            deadline
+                .iter()
+                .all(|s| shape::is_date(s) || shape::is_time(s))
+        );
+        assert!(strings_for(text, &s, "signed_by").contains(&"Amira Haddad".to_owned()));
+        assert_eq!(strings_for(text, &s, "vehicle_registration"), ["KP19 XRT"]);
+        assert!(strings_for(text, &s, "incident_id")[0].starts_with("INC-2291"));
+    }
+
+    #[test]
+    fn an_identifier_is_a_whole_code_not_a_short_number() {
+        let text = "Deliver to 23 Quarry Hill, Sheffield S10 5TG (order #UK-448120), sizes 3, \
+                    18; participant ID 07-0193, account 7702914563";
+        let s = json!({"type": "object", "properties": {
+            "order_number": {"type": "string"}, "participant_id": {"type": "string"},
+            "account_reference": {"type": "string"}}});
+        let order = strings_for(text, &s, "order_number");
+        assert!(
+            order
+                .iter()
+                .all(|s| s.contains("UK-448120") || s.starts_with("S10 5TG"))
+        );
+        assert!(strings_for(text, &s, "participant_id").contains(&"07-0193".to_owned()));
+        assert!(strings_for(text, &s, "account_reference").contains(&"7702914563".to_owned()));
+        assert!(part_of_code("S10 5TG", "5TG") && !part_of_code("S10 5TG,", "S10 5TG"));
+    }
+
+    #[test]
+    fn a_name_that_holds_the_field_s_noun_is_the_field_s() {
+        let text = "Harlow Builders Ltd v. Dimitri Papadakis, before District Judge Amanda \
+                    Reeve at Chelmsford County Court on 17 February; shelter: the Elm Street \
+                    shelter";
+        let s = json!({"type": "object", "properties": {
+            "court": {"type": "string"}, "judge": {"type": "string"},
+            "shelter": {"type": "string"}}});
+        assert_eq!(strings_for(text, &s, "court"), ["Chelmsford County Court"]);
+        // `District Judge` ends with the noun but is part of a longer name.
+        assert!(names_itself("District Judge", "judge") && partial_name(text, "District Judge"));
+        assert!(names_itself("Elm Street shelter", "shelter"));
+        assert!(!names_itself("shelter", "shelter") && !names_itself("the shelter", "shelter"));
+        assert!(!names_itself("Both households", "household"));
+        assert!(!names_itself("Market Manager", "market"));
+    }
+
+    #[test]
     fn part_of_a_longer_name_is_not_a_name() {
         let text = "Attorneys: her daughters Claire Hobbs and Joanne Pascoe. Dear Owen, see Mr \
                     Tomasz Zielinski and Dr. Fiona MacLeod.";
@@ -796,6 +959,30 @@ mod tests {
             numbers_for("Porto beat Benfica 3-1", &s, "stock"),
             ["3", "1"]
         );
+    }
+
+    #[test]
+    fn a_date_has_its_day_a_day_its_weekday_and_no_possessive_is_a_name() {
+        let text = "September's rent is due on Friday. The class is in June, on Saturday 6 June, \
+                    at Kirkham Vale's ground.";
+        let s = json!({"type": "object", "properties": {
+            "due_day": {"type": "string"}, "class_date": {"type": "string"},
+            "month": {"type": "string"}, "venue": {"type": "string"}}});
+        let month = strings_for(text, &s, "month");
+        assert!(!month.is_empty() && month.iter().all(|s| shape::names_month(s)));
+        assert!(
+            strings_for(text, &s, "due_day")
+                .iter()
+                .all(|s| s.contains("day"))
+        );
+        let date = strings_for(text, &s, "class_date");
+        assert!(date.contains(&"6 June".to_owned()) && date.iter().all(|s| s.contains('6')));
+        assert!(
+            strings_for(text, &s, "venue")
+                .iter()
+                .all(|s| !s.ends_with("'s"))
+        );
+        assert!(shape::names_weekday("Wednesdays") && !shape::names_weekday("September"));
     }
 
     #[test]

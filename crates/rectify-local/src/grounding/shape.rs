@@ -98,6 +98,21 @@ pub fn is_date(span: &str) -> bool {
             .all(|w| named(w) || is_day_number(w) || DATE_GLUE.contains(&w.as_str()))
 }
 
+/// Whether `span` names a day of the week (`Friday`, `Wednesdays`, `Saturday 6 June`).
+pub fn names_weekday(span: &str) -> bool {
+    span.split_whitespace().map(bare).any(|w| {
+        DAYS[..7].contains(&w.as_str())
+            || w.strip_suffix('s').is_some_and(|d| DAYS[..7].contains(&d))
+    })
+}
+
+/// Whether `span` names a month (`October`, `September 2025`).
+pub fn names_month(span: &str) -> bool {
+    span.split_whitespace()
+        .map(bare)
+        .any(|w| MONTHS.contains(&w.as_str()))
+}
+
 /// Whether `span` is a time of day and nothing else: `07:45`, `10:30 am`, `7pm`, `noon`.
 pub fn is_time(span: &str) -> bool {
     let lower = span.to_lowercase();
@@ -300,6 +315,37 @@ pub fn is_organisation(span: &str) -> bool {
     (by_form || joined) && is_proper(name.join(" ").trim_end_matches('.'))
 }
 
+/// Whether `span` is written like a code or an identifier: a digit in it, every word holds a
+/// digit or is in capitals (`KX19 TRW`, `ICE 578`, `UK-448120`, `#A-12`), and it is not a
+/// date, a time or an amount of money (`14:07`, `119.90 EUR`).
+pub fn is_code(span: &str) -> bool {
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let marks: &[char] = &['.', ',', ';', ':', '!', '?', '(', ')', '"', '\''];
+    // `48-page` is a description: a code has no run of four lowercase letters.
+    let lowercase_run = |w: &str| {
+        w.split(|c: char| !c.is_lowercase())
+            .any(|run| run.chars().count() >= 4)
+    };
+    let word_fits = |w: &&str| {
+        let w = w.trim_matches(marks);
+        !w.is_empty()
+            && !lowercase_run(w)
+            && (w.chars().any(|c| c.is_ascii_digit())
+                || (w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+                    && !w.chars().any(char::is_lowercase)))
+    };
+    let money = words
+        .iter()
+        .any(|w| super::words::is_currency(&bare(w)) || w.contains(['$', '€', '£', '¥']));
+    span.chars().any(|c| c.is_ascii_digit())
+        && !words.is_empty()
+        && !span.contains(", ")
+        && words.iter().all(word_fits)
+        && !money
+        && !is_date(span)
+        && !words.iter().any(|w| is_time(w))
+}
+
 /// Whether `span` is one capitalised word that names no one: a month, a day, a currency
 /// code (`EUR`), or, for a `person`, any short word in capitals (`ID`, `API`).
 pub fn names_no_one(span: &str, person: bool) -> bool {
@@ -342,6 +388,35 @@ pub fn is_proper(span: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codes_hold_a_digit_and_no_lowercase_word() {
+        for code in [
+            "KX19 TRW",
+            "ICE 578",
+            "UK-448120",
+            "#UK-448120",
+            "47 036 892 816",
+            "3B",
+        ] {
+            assert!(is_code(code), "{code}");
+        }
+        for other in [
+            "VW Golf",
+            "Vehicle KX19",
+            "14:07",
+            "14:07 UTC",
+            "119.90 EUR",
+            "$40",
+            "44 rather",
+            "3, 18",
+            "48-page",
+            "12 March",
+            "",
+        ] {
+            assert!(!is_code(other), "{other}");
+        }
+    }
 
     #[test]
     fn months_codes_and_acronyms_name_no_one() {

@@ -286,6 +286,13 @@ const PLACE: &[&str] = &[
 /// The lowercased words of a field name, split at `_`, `-`, spaces and camelCase humps,
 /// without words that say nothing about the value (`from`, `per`, …).
 pub fn field_words(name: &str) -> Vec<String> {
+    let mut words = field_words_with_stop(name);
+    words.retain(|w| !STOP.contains(&w.as_str()));
+    words
+}
+
+/// The lowercased words of a field's name, small words included.
+fn field_words_with_stop(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut previous_lower = false;
@@ -301,7 +308,6 @@ pub fn field_words(name: &str) -> Vec<String> {
     if !current.is_empty() {
         words.push(current);
     }
-    words.retain(|w| !STOP.contains(&w.as_str()));
     words
 }
 
@@ -395,17 +401,79 @@ pub fn is_identifier(words: &[String]) -> bool {
     any_in(words, IDENTIFIER)
 }
 
+/// Whether a field with these words is named for an identifier or a code by its last word
+/// (`order_number`, `vehicle_registration`, `flight`; not `policy_holder` or
+/// `membership_type`).
+pub fn is_code(words: &[String]) -> bool {
+    words.last().is_some_and(|w| CODE.contains(&w.as_str()))
+}
+
+/// Identifier words whose values are codes or numbers, never names or descriptions
+/// (`platform` may be `Android`, `room` may be `B`, `membership` may be `Gold`).
+const CODE: &[&str] = &[
+    "account",
+    "bib",
+    "code",
+    "flight",
+    "iban",
+    "id",
+    "invoice",
+    "no",
+    "num",
+    "number",
+    "order",
+    "passport",
+    "pin",
+    "plate",
+    "postal",
+    "postcode",
+    "ref",
+    "reference",
+    "registration",
+    "serial",
+    "tracking",
+    "train",
+    "zip",
+];
+
 /// Whether a field with these words holds a measured quantity or money (`amount`, `dose`,
 /// `size`).
 pub fn is_measure(words: &[String]) -> bool {
     any_in(words, MEASURE) || is_money(words)
 }
 
-/// Whether the field `name` names who did something (`signed_by`, `bookedBy`): a person or
-/// an organisation.
+/// Participles that do not end in `-ed` or `-en` (`paid_by`, `run_by`).
+const PARTICIPLES: &[&str] = &[
+    "bought", "brought", "built", "caught", "done", "given", "held", "kept", "led", "made", "met",
+    "paid", "read", "run", "said", "seen", "sent", "set", "shot", "sold", "spent", "taught",
+    "told", "won",
+];
+
+/// The words before a final `by` in the field `name` (`signed` of `signed_by`, `dropped
+/// off` of `dropped_off_by`), lowercased.
+fn before_by(name: &str) -> Option<Vec<String>> {
+    let mut words = field_words_with_stop(name);
+    match words.pop() {
+        Some(by) if by == "by" && !words.is_empty() => Some(words),
+        _ => None,
+    }
+}
+
+/// Whether the field `name` names who did something (`signed_by`, `bookedBy`, `paid_by`): a
+/// person or an organisation. A word before `by` is a participle; `accept_by` and
+/// `setup_by` name a deadline instead ([`is_deadline`]).
 pub fn is_agent(name: &str) -> bool {
-    let lower = name.to_lowercase();
-    lower.ends_with("_by") || lower.ends_with("-by") || name.ends_with("By")
+    before_by(name).is_some_and(|words| {
+        words.iter().any(|verb| {
+            verb.ends_with("ed") || verb.ends_with("en") || PARTICIPLES.contains(&verb.as_str())
+        })
+    })
+}
+
+/// Whether the field `name` names the date or time by which something is due (`accept_by`,
+/// `setupBy`, `reply_by`): it ends with `by` after a word that is not a participle.
+pub fn is_deadline(name: &str) -> bool {
+    before_by(name).is_some() && !is_agent(name)
 }
 
 /// Whether a field with these words holds an organisation (`employer`, `broker_firm`).
@@ -427,6 +495,32 @@ pub fn is_proper(words: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_names_an_agent_after_a_participle_and_a_deadline_after_a_verb() {
+        for agent in [
+            "signed_by",
+            "bookedBy",
+            "paid_by",
+            "written-by",
+            "run_by",
+            "dropped_off_by",
+        ] {
+            assert!(is_agent(agent) && !is_deadline(agent), "{agent}");
+        }
+        for deadline in ["accept_by", "setupBy", "reply_by", "due_by"] {
+            assert!(is_deadline(deadline) && !is_agent(deadline), "{deadline}");
+        }
+        assert!(!is_agent("buyer") && !is_deadline("buyer") && !is_deadline("by"));
+    }
+
+    #[test]
+    fn a_code_field_is_named_by_its_last_word() {
+        let code = |name: &str| is_code(&field_words(name));
+        assert!(code("order_number") && code("vehicleRegistration") && code("flight"));
+        assert!(!code("policy_holder") && !code("membership_type") && !code("birth_year"));
+        assert!(!code("platform") && !code("room"));
+    }
 
     #[test]
     fn field_names_split_into_meaningful_words() {
