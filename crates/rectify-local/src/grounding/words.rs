@@ -280,6 +280,7 @@ const PLACE: &[&str] = &[
     "region",
     "state",
     "station",
+    "stop",
     "town",
 ];
 
@@ -380,6 +381,33 @@ fn any_in(words: &[String], list: &[&str]) -> bool {
     words.iter().any(|w| list.contains(&w.as_str()))
 }
 
+/// Whether one of `words`, or its singular (`passengers`, `cities`, `witnesses`), is in
+/// `list`. (Only for names: a plural of a date or time word counts, `days`, `hours`.)
+fn any_named(words: &[String], list: &[&str]) -> bool {
+    any_in(words, list)
+        || words
+            .iter()
+            .any(|w| singular(w).is_some_and(|s| list.contains(&s.as_str())))
+}
+
+/// The singular of an English plural (`stops` → `stop`, `cities` → `city`, `witnesses` →
+/// `witness`), or `None` for a word that is not one.
+fn singular(word: &str) -> Option<String> {
+    if let Some(stem) = word.strip_suffix("ies") {
+        return Some(format!("{stem}y"));
+    }
+    if ["sses", "shes", "ches", "xes"]
+        .iter()
+        .any(|e| word.ends_with(e))
+    {
+        return word.strip_suffix("es").map(str::to_owned);
+    }
+    match word.strip_suffix('s') {
+        Some(stem) if !stem.ends_with('s') && stem.len() >= 3 => Some(stem.to_owned()),
+        _ => None,
+    }
+}
+
 /// Whether a field with these words holds an amount of money.
 pub fn is_money(words: &[String]) -> bool {
     any_in(words, MONEY)
@@ -478,18 +506,18 @@ pub fn is_deadline(name: &str) -> bool {
 
 /// Whether a field with these words holds an organisation (`employer`, `broker_firm`).
 pub fn is_organisation(words: &[String]) -> bool {
-    any_in(words, ORGANISATION)
+    any_named(words, ORGANISATION)
 }
 
 /// Whether a field with these words holds a person (`patient`, `referring_gp`).
 pub fn is_person(words: &[String]) -> bool {
-    any_in(words, PEOPLE) && !is_organisation(words)
+    any_named(words, PEOPLE) && !is_organisation(words)
 }
 
 /// Whether a field with these words holds a name written with capitals (a person, an
 /// organisation, a place).
 pub fn is_proper(words: &[String]) -> bool {
-    any_in(words, PERSON) || any_in(words, PLACE)
+    any_named(words, PERSON) || any_named(words, PLACE)
 }
 
 #[cfg(test)]
@@ -512,6 +540,15 @@ mod tests {
             assert!(is_deadline(deadline) && !is_agent(deadline), "{deadline}");
         }
         assert!(!is_agent("buyer") && !is_deadline("buyer") && !is_deadline("by"));
+    }
+
+    #[test]
+    fn plural_field_names_are_read_as_their_singular() {
+        assert!(is_proper(&field_words("skipped_stops")) && is_proper(&field_words("cities")));
+        assert!(is_person(&field_words("passengers")) && is_person(&field_words("witnesses")));
+        assert_eq!(singular("address"), None);
+        assert_eq!(singular("bus"), None);
+        assert!(!is_time(&field_words("hours")) && !is_date(&field_words("days")));
     }
 
     #[test]
