@@ -235,7 +235,7 @@ impl Context {
                 .contains(&s.trim_end_matches('.').to_lowercase())
                 && !as_number(s).is_some_and(|x| taken.iter().any(|t| (t - x).abs() < 1e-9))
         });
-        // A `month` is `October`, not `Hannah`.
+        // A deadline (`accept_by`) is a date or a time; a `month` is `October`, not `Hannah`.
         let spans = if words::is_deadline(name) {
             prefer(spans, |s| shape::is_date(s) || shape::is_time(s))
         } else if own.iter().any(|w| w == "month") {
@@ -336,8 +336,8 @@ impl Context {
         } else {
             spans
         };
-        // `Chelmsford County Court` for `court`, `Garage Benz & Sons` for `garage`: a name
-        // that holds the field's own noun.
+        // `Chelmsford County Court` for `court`, `Elm Street shelter` for `shelter`: a name
+        // that ends with the field's own noun.
         let spans = match own.last() {
             // (`District Judge` of `District Judge Amanda Reeve` is part of a longer name.)
             Some(noun) if !person => {

@@ -316,8 +316,9 @@ pub fn is_organisation(span: &str) -> bool {
 }
 
 /// Whether `span` is written like a code or an identifier: a digit in it, every word holds a
-/// digit or is in capitals (`KX19 TRW`, `ICE 578`, `UK-448120`, `#A-12`), and it is not a
-/// date, a time or an amount of money (`14:07`, `119.90 EUR`).
+/// digit or is in capitals and has no run of four lowercase letters (`KX19 TRW`, `ICE 578`,
+/// `UK-448120`, `a3f9c2`; not `48-page`), no list (`3, 18`), and it is not a date, a time or
+/// an amount of money (`14:07`, `119.90 EUR`).
 pub fn is_code(span: &str) -> bool {
     let words: Vec<&str> = span.split_whitespace().collect();
     let marks: &[char] = &['.', ',', ';', ':', '!', '?', '(', ')', '"', '\''];
@@ -398,6 +399,7 @@ mod tests {
             "#UK-448120",
             "47 036 892 816",
             "3B",
+            "a3f9c2",
         ] {
             assert!(is_code(code), "{code}");
         }

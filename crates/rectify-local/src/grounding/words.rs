@@ -470,11 +470,37 @@ pub fn is_measure(words: &[String]) -> bool {
     any_in(words, MEASURE) || is_money(words)
 }
 
-/// Participles that do not end in `-ed` or `-en` (`paid_by`, `run_by`).
+/// Participles that do not end in `-ed` or `-en`, or end in `-eed` (`paid_by`, `run_by`,
+/// `agreed_by`).
 const PARTICIPLES: &[&str] = &[
-    "bought", "brought", "built", "caught", "done", "given", "held", "kept", "led", "made", "met",
-    "paid", "read", "run", "said", "seen", "sent", "set", "shot", "sold", "spent", "taught",
-    "told", "won",
+    "agreed",
+    "bought",
+    "brought",
+    "built",
+    "caught",
+    "done",
+    "freed",
+    "given",
+    "guaranteed",
+    "held",
+    "kept",
+    "led",
+    "made",
+    "met",
+    "paid",
+    "read",
+    "refereed",
+    "run",
+    "said",
+    "seen",
+    "sent",
+    "set",
+    "shot",
+    "sold",
+    "spent",
+    "taught",
+    "told",
+    "won",
 ];
 
 /// The words before a final `by` in the field `name` (`signed` of `signed_by`, `dropped
@@ -493,10 +519,17 @@ fn before_by(name: &str) -> Option<Vec<String>> {
 pub fn is_agent(name: &str) -> bool {
     before_by(name).is_some_and(|words| {
         words.iter().any(|verb| {
-            verb.ends_with("ed") || verb.ends_with("en") || PARTICIPLES.contains(&verb.as_str())
+            let regular = (verb.ends_with("ed") && !verb.ends_with("eed"))
+                || (verb.ends_with("en") && verb.len() >= 5);
+            (regular || PARTICIPLES.contains(&verb.as_str()))
+                && !BASE_FORMS.contains(&verb.as_str())
         })
     })
 }
+
+/// Base forms in `-en` (`open_by`: a deadline). Words in `-eed` are base forms too
+/// (`need_by`), unless listed in [`PARTICIPLES`] (`agreed_by`).
+const BASE_FORMS: &[&str] = &["happen", "listen", "open"];
 
 /// Whether the field `name` names the date or time by which something is due (`accept_by`,
 /// `setupBy`, `reply_by`): it ends with `by` after a word that is not a participle.
@@ -533,10 +566,19 @@ mod tests {
             "written-by",
             "run_by",
             "dropped_off_by",
+            "agreed_by",
+            "driven_by",
         ] {
             assert!(is_agent(agent) && !is_deadline(agent), "{agent}");
         }
-        for deadline in ["accept_by", "setupBy", "reply_by", "due_by"] {
+        for deadline in [
+            "accept_by",
+            "setupBy",
+            "reply_by",
+            "due_by",
+            "need_by",
+            "open_by",
+        ] {
             assert!(is_deadline(deadline) && !is_agent(deadline), "{deadline}");
         }
         assert!(!is_agent("buyer") && !is_deadline("buyer") && !is_deadline("by"));
