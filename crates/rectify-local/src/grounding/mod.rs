@@ -129,13 +129,22 @@ pub fn applies(mode: Grounding, request: &Request) -> bool {
     }
 }
 
+/// The longest request text that is grounded: 256 KiB, twice the longest the model's largest
+/// context (32,768 tokens) holds at about four bytes a token. A longer request cannot be
+/// answered anyway (the context check refuses it), and its spans are not built.
+pub const MAX_GROUNDED_BYTES: usize = 256 * 1024;
+
 /// The grammar schema for `request` under `mode`: its schema with free leaves restricted to
-/// the request's spans and numbers, or `None` when grounding does not apply.
+/// the request's spans and numbers, or `None` when grounding does not apply or the request is
+/// longer than [`MAX_GROUNDED_BYTES`].
 pub fn grammar_schema(mode: Grounding, request: &Request) -> Option<Value> {
     if !applies(mode, request) {
         return None;
     }
     let text = request_text(request);
+    if text.len() > MAX_GROUNDED_BYTES {
+        return None;
+    }
     let text = quoted_part(&text);
     let offer = schema::Offer::from_text(text);
     request.schema.as_ref().map(|s| schema::ground(s, &offer))
@@ -294,6 +303,21 @@ mod tests {
         );
         assert_eq!(quoted_part("At 10:30 extract it"), "At 10:30 extract it");
         assert_eq!(quoted_part("Plan: extract value"), "Plan: extract value");
+    }
+
+    #[test]
+    fn a_request_longer_than_any_context_is_not_grounded() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let long = format!(
+            "Extract the name: {}",
+            "Ada Lovelace wrote notes. ".repeat(11_000)
+        );
+        assert!(long.len() > MAX_GROUNDED_BYTES);
+        let request = Request::new(long).with_schema(schema.clone());
+        assert!(applies(Grounding::Auto, &request));
+        assert_eq!(grammar_schema(Grounding::Auto, &request), None);
+        let short = Request::new("Extract the name: Ada Lovelace").with_schema(schema);
+        assert!(grammar_schema(Grounding::Auto, &short).is_some());
     }
 
     #[test]
