@@ -105,6 +105,7 @@ rules! {
     TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";
+    DropNull => "coerce.drop_null", Safe, "Drops an optional property whose `null` the schema does not allow.";
     YamlTabs => "yaml.tabs", Safe, "Replaces tabs used for indentation with spaces.";
     YamlColonValue => "yaml.colon_in_value", Safe, "Quotes a plain value that contains `: `.";
 }

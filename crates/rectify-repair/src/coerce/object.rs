@@ -1,12 +1,14 @@
 //! Objects: keys that differ from the schema's only in case or `snake_case`/`camelCase`
-//! are renamed, forbidden extra properties dropped (unsafe), and every property coerced
-//! against its own schema (`properties`, `patternProperties`, `additionalProperties`).
+//! are renamed, forbidden extra properties dropped (unsafe), optional properties whose
+//! `null` the schema does not allow dropped, and every property coerced against its own
+//! schema (`properties`, `patternProperties`, `additionalProperties`).
 
 use rectify_core::push_pointer;
 use serde_json::{Map, Value};
 
 use super::Coercer;
 use super::enums::fold;
+use super::schema::fits;
 use crate::rules::RepairRule;
 
 /// Where a property stands in its object's schema.
@@ -34,6 +36,10 @@ impl Coercer<'_> {
                 self.record(RepairRule::DropAdditional, &child, &item, &Value::Null);
                 continue;
             };
+            if self.null_to_drop(&item, sub, schema, &key, &child) {
+                self.record(RepairRule::DropNull, &child, &item, &Value::Null);
+                continue;
+            }
             let item = match sub {
                 Some(sub) => self.coerce(item, sub, &child),
                 None => item,
@@ -41,6 +47,27 @@ impl Coercer<'_> {
             out.insert(key, item);
         }
         Value::Object(out)
+    }
+
+    /// Whether `item` is a `null` the schema does not allow for the optional property `key`
+    /// (a model's way of writing "unknown"): dropping the property says the same and fits.
+    /// A value missing from the text is left to [`Coercer::coerce`] (a schema default).
+    fn null_to_drop(
+        &self,
+        item: &Value,
+        sub: Option<&Value>,
+        schema: &Value,
+        key: &str,
+        pointer: &str,
+    ) -> bool {
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
+        item.is_null()
+            && !required
+            && !self.missing.contains(pointer)
+            && sub.is_some_and(|s| !fits(self.root, s, item, 0))
     }
 
     /// The schema of property `key`, or whether it is forbidden.
