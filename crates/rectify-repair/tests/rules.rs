@@ -160,6 +160,25 @@ fn schema_picks_the_fitting_candidate() {
 }
 
 #[test]
+fn a_required_null_is_reported_not_dropped() {
+    let schema = serde_json::json!({"type": "object",
+        "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    let out = repair(
+        r#"{"name": null}"#,
+        &RepairOptions::default()
+            .with_schema(schema)
+            .with_unsafe(true),
+    );
+    assert!(out.repairs.iter().all(|r| r.code != "coerce.drop_null"));
+    assert!(!out.is_valid());
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.schema_mismatch")
+    );
+}
+
+#[test]
 fn every_rule_is_documented_with_its_safety() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
     for rule in RepairRule::ALL {

@@ -366,21 +366,15 @@ impl Context {
 /// is a title more often than a name (`Market Manager`).
 fn names_itself(span: &str, noun: &str) -> bool {
     let words: Vec<&str> = span.split_whitespace().collect();
-    let bare = |w: &str| {
-        w.trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase()
+    let Some((last, rest)) = words.split_last() else {
+        return false;
     };
-    let is_noun = |w: &&str| {
-        let w = bare(w);
-        w == noun || w.strip_suffix('s') == Some(noun)
-    };
-    let rest = &words[..words.len().saturating_sub(1)];
-    let determiner = rest
-        .first()
-        .is_some_and(|w| DETERMINERS.contains(&bare(w).as_str()));
-    words.len() >= 2
-        && words.last().is_some_and(is_noun)
-        && !determiner
+    let last = last
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    !rest.is_empty()
+        && is_label(&[noun.to_owned()], &last)
+        && !DETERMINERS.contains(&first_word(span).as_str())
         && !span.contains(',')
         && shape::is_proper(&rest.join(" "))
 }
