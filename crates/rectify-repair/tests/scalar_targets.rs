@@ -16,6 +16,17 @@ fn read(text: &str, schema: Value) -> Option<Value> {
     .value
 }
 
+/// Whether the repaired `text` fits `schema` (unsafe repairs allowed).
+fn fits(text: &str, schema: Value) -> bool {
+    repair(
+        text,
+        &RepairOptions::default()
+            .with_unsafe(true)
+            .with_schema(schema),
+    )
+    .is_valid()
+}
+
 #[test]
 fn numbers_in_prose() {
     let number = json!({"type": "number"});
@@ -89,6 +100,130 @@ fn a_const_matches_in_another_case() {
     assert_eq!(read("HI", json!({"const": "hi"})), Some(json!("hi")));
     let schema = json!({"type": "object", "properties": {"a": {"const": "hi"}}});
     assert_eq!(read(r#"{"a": "HI"}"#, schema), Some(json!({"a": "hi"})));
+}
+
+#[test]
+fn fractions_read_as_their_value() {
+    let number = json!({"type": "number"});
+    assert_eq!(read("1/5", number.clone()), Some(json!(0.2)));
+    assert_eq!(read("8 / 10", number.clone()), Some(json!(0.8)));
+    assert_eq!(read("3/4 cup", number.clone()), Some(json!(0.75)));
+    assert_eq!(read("about 6/3", number.clone()), Some(json!(2)));
+    // A date, a fraction beside another number, a zero denominator: nothing.
+    assert_eq!(read("12/05/2024", number.clone()), None);
+    assert_eq!(read("1/2 of 10", number.clone()), None);
+    assert_eq!(read("1/0", number.clone()), None);
+    let integer = json!({"type": "integer"});
+    assert_eq!(read("3/4", integer.clone()), None);
+    assert_eq!(read("8/4", integer), Some(json!(2)));
+    let field = json!({"properties": {"rating": {"type": "number"}}});
+    assert_eq!(
+        read(r#"{"rating": 8/10}"#, field),
+        Some(json!({"rating": 0.8}))
+    );
+}
+
+#[test]
+fn a_union_of_scalars_reads_the_text_by_its_first_branch_that_reads() {
+    let schema = json!({"anyOf": [{"type": "integer"}, {"type": "string"}]});
+    assert_eq!(read("hello", schema.clone()), Some(json!("hello")));
+    assert_eq!(read("about 7 km", schema.clone()), Some(json!(7)));
+    assert_eq!(read("12", schema), Some(json!(12)));
+}
+
+#[test]
+fn a_list_of_one_answer_is_the_answer() {
+    let schema = json!({"enum": ["ONE", "TWO"]});
+    assert_eq!(read(r#"["two"]"#, schema.clone()), Some(json!("TWO")));
+    // Several: which one would be a guess; the list is kept, and does not fit.
+    assert!(!fits(r#"["ONE", "TWO"]"#, schema));
+    let object = json!({"type": "object", "properties": {"key": {"type": "string"}}});
+    assert_eq!(
+        read(r#"[{"key": "value"}]"#, object.clone()),
+        Some(json!({"key": "value"}))
+    );
+    assert!(!fits(r#"[{"key": "a"}, {"key": "b"}]"#, object));
+}
+
+#[test]
+fn an_enum_value_with_a_description_in_a_field() {
+    let schema = json!({"properties": {"a": {"enum": ["ONE", "TWO"]}}});
+    assert_eq!(
+        read(r#"{"a": "One: the first"}"#, schema.clone()),
+        Some(json!({"a": "ONE"}))
+    );
+    assert_eq!(
+        read(r#"{"a": "**two**"}"#, schema.clone()),
+        Some(json!({"a": "TWO"}))
+    );
+    let out = repair(
+        r#"{"a": "ONE or TWO"}"#,
+        &RepairOptions::default()
+            .with_unsafe(true)
+            .with_schema(schema),
+    );
+    assert!(!out.is_valid());
+}
+
+#[test]
+fn a_string_target_takes_objects_as_their_text() {
+    let string = json!({"type": "string"});
+    assert_eq!(
+        read(r#"{"key": "value"}"#, string.clone()),
+        Some(json!(r#"{"key": "value"}"#))
+    );
+    assert_eq!(read("[1, 2]", string), Some(json!("[1, 2]")));
+    let field = json!({"properties": {"a": {"type": "string"}}});
+    assert_eq!(
+        read(r#"{"a": {"b": [1, "c"]}}"#, field),
+        Some(json!({"a": r#"{"b":[1,"c"]}"#}))
+    );
+}
+
+#[test]
+fn integers_are_rounded_only_when_unsafe_is_allowed() {
+    let schema = json!({"properties": {"n": {"type": "integer"}}});
+    assert_eq!(read(r#"{"n": 1.5}"#, schema.clone()), Some(json!({"n": 2})));
+    assert_eq!(
+        read(r#"{"n": -2.5}"#, schema.clone()),
+        Some(json!({"n": -3}))
+    );
+    assert_eq!(
+        read(r#"{"n": "3.2"}"#, schema.clone()),
+        Some(json!({"n": 3}))
+    );
+    let safe = repair(
+        r#"{"n": 1.5}"#,
+        &RepairOptions::default().with_schema(schema),
+    );
+    assert!(safe.value.is_none());
+    assert!(safe.diagnostics.iter().any(|d| d.code == "repair.unsafe"));
+    // A string is allowed too: the number is kept, as its text.
+    let either = json!({"properties": {"n": {"type": ["integer", "string"]}}});
+    assert_eq!(read(r#"{"n": 1.5}"#, either), Some(json!({"n": "1.5"})));
+}
+
+proptest! {
+    /// A fraction alone in the text reads as its quotient; with a second slash it is a
+    /// date or a path and reads nothing.
+    #[test]
+    fn fractions_read_as_quotients(a in -1000i64..1000, b in 1i64..1000, c in 1i64..3000) {
+        let number = json!({"type": "number"});
+        let got = read(&format!("{a}/{b}"), number.clone()).and_then(|v| v.as_f64());
+        #[allow(clippy::cast_precision_loss)]
+        let want = a as f64 / b as f64;
+        prop_assert!(got.is_some_and(|g| (g - want).abs() < 1e-9), "{a}/{b}: {got:?}");
+        prop_assert_eq!(read(&format!("{a}/{b}/{c}"), number), None);
+    }
+
+    /// Any allowed value in a list of one reads as that value.
+    #[test]
+    fn a_list_of_one_enum_value_is_the_value(i in 0usize..4) {
+        let allowed = ["red", "GREEN", "Blue sky", "in_progress"];
+        let schema = json!({"enum": allowed});
+        let text = serde_json::to_string(&[allowed[i]]).unwrap();
+        prop_assert_eq!(read(&text, schema), Some(json!(allowed[i])));
+    }
 }
 
 proptest! {

@@ -1,6 +1,7 @@
 //! Enum matching: a string that differs from exactly one allowed value only in case,
 //! spacing, separators or accents becomes that value. Two equally good matches are an
-//! ambiguity, reported and left alone.
+//! ambiguity, reported and left alone. A string that names one allowed value (`ONE: the
+//! first option`) becomes it, as the whole text does at the root.
 
 use rectify_core::{Diagnostic, Location};
 use serde_json::Value;
@@ -33,7 +34,12 @@ impl Coercer<'_> {
                 self.record(RepairRule::EnumMatch, pointer, v, &out);
                 Some(out)
             }
-            [] => None,
+            // `"ONE: the first option"`, `"The answer is TWO"`: the value the text names.
+            [] => {
+                let (out, rule) = super::text::enum_value(s.trim(), allowed)?;
+                self.record(rule, pointer, v, &out);
+                Some(out)
+            }
             many => {
                 let names: Vec<String> = many.iter().map(ToString::to_string).collect();
                 let d = Diagnostic::error(

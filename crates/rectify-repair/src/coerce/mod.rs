@@ -82,11 +82,7 @@ impl<'a> Coercer<'a> {
     }
 
     fn coerce_resolved(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
-        if let Some(branches) = schema
-            .get("anyOf")
-            .or_else(|| schema.get("oneOf"))
-            .and_then(Value::as_array)
-        {
+        if let Some(branches) = schema::branches(schema) {
             return self.branch(v, branches, pointer);
         }
         let types = types(schema);
@@ -101,6 +97,12 @@ impl<'a> Coercer<'a> {
             (Some(Value::Array(e)), _) => Some(e.as_slice()),
             (None, Some(c)) => Some(std::slice::from_ref(c)),
             _ => None,
+        };
+        let v = match allowed {
+            Some(allowed) if v.is_array() && !allowed.contains(&v) => {
+                self.unwrap(&v, &types, pointer).unwrap_or(v)
+            }
+            _ => v,
         };
         if let Some(allowed) = allowed
             && let Some(hit) = self.enum_match(&v, allowed, pointer)
@@ -188,11 +190,7 @@ impl<'a> Coercer<'a> {
 /// branches too.
 fn takes(root: &Value, schema: &Value, v: &Value, depth: usize) -> bool {
     let schema = resolve(root, schema);
-    match schema
-        .get("anyOf")
-        .or_else(|| schema.get("oneOf"))
-        .and_then(Value::as_array)
-    {
+    match schema::branches(schema) {
         Some(branches) => depth < 8 && branches.iter().any(|b| takes(root, b, v, depth + 1)),
         None => schema::fits(root, schema, v, 0),
     }
@@ -246,7 +244,13 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     // written with thousands separators (`1,234.5`) is one number, not the candidates `1`
     // and `234.5`, even though the first fits.
     let written_number = scalar_target(schema) && text::thousands_separated(text);
-    if (fits && !written_number) || crate::strict::is_json(text) {
+    // For a string, an object or list written as the answer is the answer's text.
+    let container_as_string = string_target(schema)
+        && out
+            .value
+            .as_ref()
+            .is_some_and(|v| v.is_object() || v.is_array());
+    if ((fits && !written_number) || crate::strict::is_json(text)) && !container_as_string {
         return false;
     }
     let read = if scalar_target(schema) {
@@ -275,9 +279,25 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     true
 }
 
-/// True when `schema` (at its root) wants a scalar.
-fn scalar_target(schema: &Value) -> bool {
+/// True when `schema` (at its root) wants a string and nothing else.
+fn string_target(schema: &Value) -> bool {
     let schema = resolve(schema, schema);
+    types(schema) == ["string"] && schema.get("enum").is_none() && schema.get("const").is_none()
+}
+
+/// True when `schema` (at its root) wants a scalar: every branch of an `anyOf`/`oneOf`
+/// does.
+fn scalar_target(schema: &Value) -> bool {
+    scalar_schema(schema, schema, 0)
+}
+
+fn scalar_schema(root: &Value, schema: &Value, depth: usize) -> bool {
+    let schema = resolve(root, schema);
+    if let Some(branches) = schema::branches(schema) {
+        return depth < 8
+            && !branches.is_empty()
+            && branches.iter().all(|b| scalar_schema(root, b, depth + 1));
+    }
     let types = types(schema);
     schema.get("enum").is_some()
         || schema.get("const").is_some()

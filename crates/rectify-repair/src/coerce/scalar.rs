@@ -1,5 +1,5 @@
-//! Scalar coercions: numeric strings to numbers, boolean words to booleans, numbers and
-//! booleans to strings.
+//! Scalar coercions: numeric strings to numbers, fractions rounded to the integer the schema
+//! wants, boolean words to booleans, numbers and nested objects or lists to strings.
 
 use serde_json::{Number, Value};
 
@@ -16,10 +16,21 @@ impl Coercer<'_> {
                 let integer = wants("integer") && !wants("number");
                 match number_from(s.trim(), integer) {
                     Some(n) => (n, RepairRule::NumberFromString),
-                    // `"587 EUR"`, `"$1,250.00"`: the only number in the text, unsafely.
-                    None => (super::text::number(s, integer)?, RepairRule::TextAsNumber),
+                    // `"587 EUR"`, `"$1,250.00"`, `"1/2"`: the only number in the text,
+                    // unsafely; `"2.5"` for an integer, rounded.
+                    None => match super::text::number(s, integer) {
+                        Some(n) => (n, RepairRule::TextAsNumber),
+                        None => (
+                            rounded(&number_from(s.trim(), false)?)?,
+                            RepairRule::RoundToInteger,
+                        ),
+                    },
                 }
             }
+            Value::Number(n) if wants("integer") && !wants("number") && !wants("string") => (
+                rounded(&Value::Number(n.clone()))?,
+                RepairRule::RoundToInteger,
+            ),
             Value::String(s) if wants("boolean") => boolean_from(s)?,
             Value::Number(n) if wants("boolean") => match n.as_f64() {
                 Some(f) if (f - 1.0).abs() < f64::EPSILON => {
@@ -32,6 +43,10 @@ impl Coercer<'_> {
             },
             Value::Number(n) if wants("string") => {
                 (Value::String(n.to_string()), RepairRule::StringFromScalar)
+            }
+            // A nested object or list where a string is wanted: its JSON text.
+            Value::Object(_) | Value::Array(_) if wants("string") && !pointer.is_empty() => {
+                (Value::String(v.to_string()), RepairRule::JsonAsString)
             }
             _ => return None,
         };
@@ -53,6 +68,13 @@ fn number_from(s: &str, integer_only: bool) -> Option<Value> {
     serde_json::from_str(&format!("{f:.0}"))
         .ok()
         .map(Value::Number)
+}
+
+/// The integer nearest the number `v` (halves away from zero); `None` past 2^53.
+fn rounded(v: &Value) -> Option<Value> {
+    let f = v.as_f64()?.round();
+    #[allow(clippy::cast_possible_truncation)]
+    (f.abs() <= 9.0e15).then(|| Value::from(f as i64))
 }
 
 pub(super) fn boolean_from(s: &str) -> Option<(Value, RepairRule)> {

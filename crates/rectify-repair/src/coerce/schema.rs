@@ -23,6 +23,14 @@ pub(crate) fn resolve<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
     schema
 }
 
+/// The branches of an `anyOf` or `oneOf`, if `schema` has them.
+pub(crate) fn branches(schema: &Value) -> Option<&Vec<Value>> {
+    schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+}
+
 /// The types `schema` declares (`type`, or implied by `const`/`enum`); empty when any.
 pub(crate) fn types(schema: &Value) -> Vec<&str> {
     match schema.get("type") {

@@ -1,5 +1,6 @@
 //! Shape coercions: JSON text inside a string where the schema wants an object or array,
-//! a single value where it wants an array, a one-element array where it wants a scalar, and
+//! a single value where it wants an array, a one-element array where it wants a scalar or an
+//! object, and
 //! a value for a member whose value was missing.
 
 use serde_json::Value;
@@ -34,7 +35,8 @@ impl Coercer<'_> {
         out
     }
 
-    /// `[x]` → `x` where the schema wants one of the scalar `types`.
+    /// `[x]` → `x` where the schema wants one of the scalar `types` (or an enum value, whose
+    /// schema may declare none), or `[{...}]` → `{...}` where it wants an object.
     pub(super) fn unwrap(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
         let Value::Array(items) = v else { return None };
         let [only] = items.as_slice() else {
@@ -43,7 +45,12 @@ impl Coercer<'_> {
         let scalar = types
             .iter()
             .all(|t| matches!(*t, "string" | "number" | "integer" | "boolean" | "null"));
-        if !scalar || matches!(only, Value::Array(_) | Value::Object(_)) {
+        let fits = match only {
+            Value::Array(_) => false,
+            Value::Object(_) => types == ["object"],
+            _ => scalar,
+        };
+        if !fits {
             return None;
         }
         self.record(RepairRule::UnwrapArray, pointer, v, only);

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::enums::fold;
 use super::scalar::boolean_from;
-use super::schema::{resolve, types};
+use super::schema::{branches, resolve, types};
 use super::text_reading;
 use crate::rules::RepairRule;
 
@@ -19,10 +19,26 @@ static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(r"[-+]?[$€£¥]?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?").ok()
 });
 
+/// A fraction written with a slash (`1/5`, `8 / 10`); its boundaries are checked apart (a
+/// date such as `12/05/2024` is no fraction).
+static FRACTION: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r"[-+]?\d+\s*/\s*\d+").ok());
+
 /// The value `text` stands for under the scalar `schema` (resolved in `root`), with the
 /// repair that reads it; `None` when the schema wants a container or nothing reads.
 pub(crate) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, Repair)> {
+    read_branch(root, schema, text, 0)
+}
+
+/// [`read`], through the branches of an `anyOf`/`oneOf` in order (the first that reads).
+fn read_branch(root: &Value, schema: &Value, text: &str, depth: usize) -> Option<(Value, Repair)> {
     let schema = resolve(root, schema);
+    if let Some(branches) = branches(schema) {
+        return branches
+            .iter()
+            .filter(|_| depth < 8)
+            .find_map(|b| read_branch(root, b, text, depth + 1));
+    }
     let t = text.trim();
     if t.is_empty() {
         return None;
@@ -68,8 +84,12 @@ pub(crate) fn thousands_separated(t: &str) -> bool {
             .is_some_and(|hit| hit.start() == 0 && hit.end() == t.len())
 }
 
-/// The only number written in `t` (currency sign and thousands separators dropped).
+/// The only number written in `t` (currency sign and thousands separators dropped), or the
+/// value of the only fraction written in it when no other number is (`1/5` → 0.2).
 pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
+    if let Some(value) = fraction(t) {
+        return whole_or_fraction(value, integer);
+    }
     let re = NUMBER.as_ref()?;
     let mut found = re.find_iter(t);
     let hit = found.next()?;
@@ -83,19 +103,46 @@ pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
         .collect();
     let f: f64 = digits.parse().ok()?;
     if integer || !digits.contains('.') {
-        // Whole numbers stay integers; `integer` refuses a fraction.
-        if f.fract() != 0.0 || f.abs() > 9.0e15 {
-            return (!integer).then(|| Value::from(f));
-        }
-        #[allow(clippy::cast_possible_truncation)]
-        return Some(Value::from(f as i64));
+        return whole_or_fraction(f, integer);
     }
     Some(Value::from(f))
 }
 
+/// The value of the only fraction `a/b` in `t` (`b` not zero), when `t` holds no other
+/// number and no slash or digit touches it.
+fn fraction(t: &str) -> Option<f64> {
+    let re = FRACTION.as_ref()?;
+    let mut found = re.find_iter(t);
+    let hit = found.next()?;
+    let touches = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || matches!(c, '/' | '.'));
+    let before = t.get(..hit.start()).and_then(|s| s.chars().next_back());
+    let after = t.get(hit.end()..).and_then(|s| s.chars().next());
+    let rest = format!("{} {}", t.get(..hit.start())?, t.get(hit.end()..)?);
+    if found.next().is_some()
+        || touches(before)
+        || touches(after)
+        || rest.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let (a, b) = hit.as_str().split_once('/')?;
+    let a: f64 = a.replace(char::is_whitespace, "").parse().ok()?;
+    let b: f64 = b.trim().parse().ok()?;
+    (b != 0.0).then(|| a / b)
+}
+
+/// `f` as a JSON number: whole values as integers; `integer` refuses a fraction.
+fn whole_or_fraction(f: f64, integer: bool) -> Option<Value> {
+    if f.fract() == 0.0 && f.abs() <= 9.0e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(Value::from(f as i64));
+    }
+    (!integer && f.is_finite()).then(|| Value::from(f))
+}
+
 /// The enum value the text names: the whole text in another case, a value followed by a
 /// separator and a description (`ONE: the first option`), or the only value mentioned.
-fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
+pub(super) fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRule)> {
     let name = |a: &Value| a.as_str().map_or_else(|| a.to_string(), str::to_owned);
     let bare = bare(t);
     if let Some(a) = allowed.iter().find(|a| fold(&name(a)) == fold(bare)) {
