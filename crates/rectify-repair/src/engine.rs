@@ -29,6 +29,13 @@ struct Found {
 
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
     let mut out = run_inner(text, options);
+    if out.value.is_none()
+        && let Some(mut yaml) = yaml::unfenced_object(text, options)
+    {
+        coerce::apply_to(&mut yaml, options);
+        enforce(&mut yaml, options);
+        out = yaml;
+    }
     if options.schema.is_some() && coerce::text_as_root(&mut out, text, options) {
         enforce(&mut out, options);
     }

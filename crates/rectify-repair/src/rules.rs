@@ -91,12 +91,12 @@ rules! {
     NumberFromString => "coerce.string_to_number", Safe, "Turns a numeric string into the number the schema wants.";
     BooleanFromString => "coerce.string_to_boolean", Safe, "Turns `\"true\"`/`\"false\"` into the boolean the schema wants.";
     BooleanFromWord => "coerce.loose_boolean", Unsafe, "Turns `\"yes\"`, `\"no\"`, `1` or `0` into the boolean the schema wants.";
-    StringFromScalar => "coerce.scalar_to_string", Safe, "Turns a number into the string the schema wants.";
+    StringFromScalar => "coerce.scalar_to_string", Safe, "Turns a number or a boolean into the string the schema wants.";
     JsonAsString => "coerce.json_as_string", Safe, "Writes a nested object or array as the JSON text of the string the schema wants.";
     RoundToInteger => "coerce.round_to_integer", Unsafe, "Rounds a number with a fraction (`2.5`, `\"2.5\"`) to the integer the schema wants.";
     WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";
     UnwrapArray => "coerce.unwrap_array", Safe, "Takes the only element of an array where the schema wants a scalar, an enum value or an object.";
-    UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties.";
+    UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties, or the value inside one (`{\"answer\": \"TWO\"}`) where it wants a scalar.";
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";

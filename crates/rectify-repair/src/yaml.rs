@@ -33,6 +33,25 @@ pub(crate) fn payload(text: &str, options: &RepairOptions) -> Option<(usize, usi
     }
 }
 
+/// With no format given and an object schema, an answer that holds no JSON but reads as a
+/// YAML mapping (`name: Ada` lines, no fence) with at least one of the schema's properties
+/// among its keys. Prose with a colon (`Note: ...`) shares no key with the schema.
+pub(crate) fn unfenced_object(text: &str, options: &RepairOptions) -> Option<Repaired> {
+    let schema = options.schema.as_ref()?;
+    let properties = crate::coerce::object_properties(schema)?;
+    if options.format.is_some() {
+        return None;
+    }
+    let out = strict(text, (0, text.len()), options)?;
+    let shares = out
+        .value
+        .as_ref()?
+        .as_object()?
+        .keys()
+        .any(|k| properties.contains_key(k));
+    shares.then_some(out)
+}
+
 /// The YAML in `text[start..end]` read as it is, when the reader reads it without error:
 /// valid YAML is never rewritten. `None` when it must be repaired.
 pub(crate) fn strict(

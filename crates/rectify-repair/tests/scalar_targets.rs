@@ -203,6 +203,60 @@ fn integers_are_rounded_only_when_unsafe_is_allowed() {
     assert_eq!(read(r#"{"n": 1.5}"#, either), Some(json!({"n": "1.5"})));
 }
 
+#[test]
+fn a_one_member_wrapper_around_a_scalar_answer() {
+    let schema = json!({"enum": ["ONE", "TWO"]});
+    assert_eq!(read(r#"{"answer": "two"}"#, schema), Some(json!("TWO")));
+    assert_eq!(
+        read(r#"{"count": 3}"#, json!({"type": "integer"})),
+        Some(json!(3))
+    );
+    // Two members: which one is the answer would be a guess.
+    assert!(!fits(r#"{"a": 3, "b": 4}"#, json!({"type": "integer"})));
+    // Any string takes the object's text.
+    assert_eq!(
+        read(r#"{"answer": "two"}"#, json!({"type": "string"})),
+        Some(json!(r#"{"answer": "two"}"#))
+    );
+}
+
+#[test]
+fn booleans_as_strings_and_strings_as_booleans_in_fields() {
+    let string = json!({"properties": {"x": {"type": "string"}}});
+    assert_eq!(read(r#"{"x": false}"#, string), Some(json!({"x": "false"})));
+    let boolean = json!({"properties": {"done": {"type": "boolean"}}});
+    assert_eq!(
+        read(r#"{"done": "**Yes**"}"#, boolean.clone()),
+        Some(json!({"done": true}))
+    );
+    assert_eq!(
+        read(r#"{"done": "I think it is false"}"#, boolean.clone()),
+        Some(json!({"done": false}))
+    );
+    assert!(!fits(r#"{"done": "true or false"}"#, boolean));
+}
+
+#[test]
+fn an_unfenced_yaml_mapping_for_an_object_schema() {
+    let schema = json!({"type": "object", "properties": {
+        "name": {"type": "string"}, "age": {"type": "integer"}}});
+    assert_eq!(
+        read("name: John\nage: 30", schema.clone()),
+        Some(json!({"name": "John", "age": 30}))
+    );
+    // Prose with a colon shares no key with the schema: no payload.
+    assert_eq!(read("Note: nothing was found", schema.clone()), None);
+    // Without a schema, prose is never read as YAML.
+    assert_eq!(
+        repair(
+            "name: John\nage: 30",
+            &RepairOptions::default().with_unsafe(true)
+        )
+        .value,
+        None
+    );
+}
+
 proptest! {
     /// A fraction alone in the text reads as its quotient; with a second slash it is a
     /// date or a path and reads nothing.

@@ -98,6 +98,7 @@ impl<'a> Coercer<'a> {
             (None, Some(c)) => Some(std::slice::from_ref(c)),
             _ => None,
         };
+        let v = self.unwrap_member(v, schema, pointer);
         let v = match allowed {
             Some(allowed) if v.is_array() && !allowed.contains(&v) => {
                 self.unwrap(&v, &types, pointer).unwrap_or(v)
@@ -291,7 +292,8 @@ fn scalar_target(schema: &Value) -> bool {
     scalar_schema(schema, schema, 0)
 }
 
-fn scalar_schema(root: &Value, schema: &Value, depth: usize) -> bool {
+/// True when `schema` (resolved in `root`) wants a scalar.
+pub(super) fn scalar_schema(root: &Value, schema: &Value, depth: usize) -> bool {
     let schema = resolve(root, schema);
     if let Some(branches) = schema::branches(schema) {
         return depth < 8
@@ -318,6 +320,15 @@ pub(super) fn text_reading(rule: RepairRule, text: &str, value: Value) -> (Value
         rule.applicability(),
     );
     (value, repair)
+}
+
+/// The properties of the schema's root, when it wants an object (and nothing else).
+pub(crate) fn object_properties(schema: &Value) -> Option<&serde_json::Map<String, Value>> {
+    let root = resolve(schema, schema);
+    if types(root) != ["object"] {
+        return None;
+    }
+    root.get("properties")?.as_object()
 }
 
 /// True when the schema's root wants an array (and nothing else).

@@ -31,7 +31,9 @@ impl Coercer<'_> {
                 rounded(&Value::Number(n.clone()))?,
                 RepairRule::RoundToInteger,
             ),
-            Value::String(s) if wants("boolean") => boolean_from(s)?,
+            // `"True."`, `"**yes**"`; `"The answer is true"` unsafely.
+            Value::String(s) if wants("boolean") => boolean_from(super::text::bare(s.trim()))
+                .or_else(|| super::text::boolean_named(s))?,
             Value::Number(n) if wants("boolean") => match n.as_f64() {
                 Some(f) if (f - 1.0).abs() < f64::EPSILON => {
                     (Value::Bool(true), RepairRule::BooleanFromWord)
@@ -43,6 +45,9 @@ impl Coercer<'_> {
             },
             Value::Number(n) if wants("string") => {
                 (Value::String(n.to_string()), RepairRule::StringFromScalar)
+            }
+            Value::Bool(b) if wants("string") => {
+                (Value::String(b.to_string()), RepairRule::StringFromScalar)
             }
             // A nested object or list where a string is wanted: its JSON text.
             Value::Object(_) | Value::Array(_) if wants("string") && !pointer.is_empty() => {

@@ -86,6 +86,28 @@ impl Coercer<'_> {
         inner
     }
 
+    /// `{"answer": "TWO"}` → `"TWO"` where the schema wants a scalar other than any string
+    /// (a number, a boolean, an enum value): a model that wrapped
+    /// its one answer in an object (the key is dropped, recorded).
+    pub(super) fn unwrap_member(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
+        let inner = match &v {
+            Value::Object(map) if map.len() == 1 => match map.values().next() {
+                Some(inner) if !inner.is_object() && !inner.is_array() => inner.clone(),
+                _ => return v,
+            },
+            _ => return v,
+        };
+        // Any string takes the object's JSON text instead (`coerce.json_as_string`).
+        let any_string = super::schema::types(schema).contains(&"string")
+            && schema.get("enum").is_none()
+            && schema.get("const").is_none();
+        if any_string || !super::scalar_schema(self.root, schema, 0) {
+            return v;
+        }
+        self.record(RepairRule::UnwrapObject, pointer, &v, &inner);
+        inner
+    }
+
     /// The value for a member whose value was missing in the text: the schema's `default`,
     /// else the empty value of its first type.
     pub(super) fn fill_missing(

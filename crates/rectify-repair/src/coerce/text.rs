@@ -180,14 +180,14 @@ pub(super) fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRul
 }
 
 /// `t` without a final `.` or `!`, quotes and Markdown emphasis (`**True**`, `_ONE_`).
-fn bare(t: &str) -> &str {
+pub(super) fn bare(t: &str) -> &str {
     t.trim_end_matches(['.', '!'])
         .trim_matches(['"', '\'', '`', '*', '_'])
 }
 
 /// The boolean a sentence names: `true` or `false` as a whole word, only one of them
 /// (`The answer is true.`), recorded as the unsafe `coerce.loose_boolean`.
-fn boolean_named(t: &str) -> Option<(Value, RepairRule)> {
+pub(super) fn boolean_named(t: &str) -> Option<(Value, RepairRule)> {
     let lower = t.to_lowercase();
     match (mentions(&lower, "true"), mentions(&lower, "false")) {
         (true, false) => Some((Value::Bool(true), RepairRule::BooleanFromWord)),
