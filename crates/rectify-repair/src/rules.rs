@@ -59,7 +59,7 @@ rules! {
     SingleQuotes => "json.single_quotes", Safe, "Replaces single quotes around a string with double quotes.";
     CurlyQuotes => "json.curly_quotes", Safe, "Replaces typographic quotes around a string with double quotes.";
     RegexLiteral => "json.regex_literal", Safe, "Reads a JavaScript regular expression literal `/.../` as a string holding its text.";
-    TripleQuotes => "json.triple_quotes", Safe, "Reads a Python triple-quoted string `\"\"\"...\"\"\"` as one string.";
+    TripleQuotes => "json.triple_quotes", Safe, "Reads a Python triple-quoted string `\"\"\"...\"\"\"`, or a Markdown code fence written as a value, as one string.";
     BacktickQuotes => "json.backtick_quotes", Safe, "Replaces backticks around a string with double quotes.";
     UnescapedQuote => "json.unescaped_quote", Unsafe, "Escapes a quote inside a string that did not end it.";
     MissingClosingQuote => "json.missing_closing_quote", Unsafe, "Ends a string that ran into the next member.";

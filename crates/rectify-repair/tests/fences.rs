@@ -61,3 +61,25 @@ fn a_fence_whose_content_starts_with_the_payload_is_not_looked_into() {
     let out = repair(text, &RepairOptions::default());
     assert_eq!(out.value, Some(json!({"a": "x"})));
 }
+
+proptest! {
+    /// Code in a fence written as a member's value is that member's string, line breaks,
+    /// blank lines and quotes included, on both the value and the text path.
+    #[test]
+    fn a_fence_as_a_value_is_its_code(
+        lines in prop::collection::vec("[a-z =()\"']{0,12}", 1..5),
+        tag in "(python|js|)",
+    ) {
+        let code = lines.join("\n");
+        prop_assume!(!code.contains("```"));
+        // Unlabelled, code that starts like JSON is read as a fence around JSON (layout).
+        prop_assume!(!tag.is_empty() || !code.trim_start().starts_with(['"', '\'']));
+        let text = format!("{{\"code\": ```{tag}\n{code}\n```, \"n\": 1}}");
+        let out = repair(&text, &RepairOptions::default());
+        prop_assert_eq!(out.value.clone(), Some(json!({"code": code, "n": 1})), "{}", text);
+        prop_assert!(out.repairs.iter().any(|r| r.code == "json.triple_quotes"));
+        let written = repair_to_json(&text, &RepairOptions::default());
+        let reread: Value = serde_json::from_str(written.json.as_deref().unwrap()).unwrap();
+        prop_assert_eq!(Some(reread), out.value);
+    }
+}

@@ -299,7 +299,8 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
     }
 
     /// At ```` ``` ```` inside brackets: a code fence around or inside the payload
-    /// (```` [```json\n{...}\n```] ````) when JSON follows it; skipped (true) or not.
+    /// (```` [```json\n{...}\n```] ````) when JSON follows it; skipped (true) or not. A fence
+    /// labelled with another language (```` ```python ````) holds code: a string value.
     fn inner_fence(&mut self) -> bool {
         if self.stack.is_empty() || self.b.get(self.pos..self.pos + 3) != Some(b"```") {
             return false;
@@ -307,6 +308,10 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
         let mut end = self.pos + 3;
         while self.byte_at(end).is_some_and(|b| b.is_ascii_alphanumeric()) {
             end += 1;
+        }
+        let tag = self.text(self.pos + 3, end);
+        if !(tag.is_empty() || tag.eq_ignore_ascii_case("json") || tag.starts_with("json")) {
+            return false;
         }
         let json_follows = self.next_solid(end).is_some_and(|(_, b)| {
             matches!(b, b'{' | b'[' | b'}' | b']' | b'"' | b',') || b.is_ascii_digit()

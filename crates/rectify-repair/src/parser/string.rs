@@ -100,7 +100,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             return String::new();
         };
         if ctx != Ctx::Key
-            && let Some(out) = self.triple_quoted(start)
+            && let Some(out) = self.triple_quoted(start, ctx)
         {
             return out;
         }
@@ -131,16 +131,23 @@ impl<S: Sink> Parser<'_, '_, S> {
     }
 
     /// A Python triple-quoted string (`"""..."""` or `\'\'\'...\'\'\'`) at `start`: its
-    /// content as written, up to the closing triple quote; `None` when there is none.
-    fn triple_quoted(&mut self, start: usize) -> Option<String> {
+    /// content as written, up to the closing triple quote; `None` when there is none. A
+    /// Markdown code fence written as a value (```` ```python\nprint("hi")\n``` ````) is
+    /// read the same way, without its language tag and the line breaks inside the fences.
+    fn triple_quoted(&mut self, start: usize, ctx: Ctx) -> Option<String> {
         let opener = self.b.get(start..start + 3)?;
-        if opener != b"\"\"\"" && opener != b"\'\'\'" {
+        let fence = opener == b"```";
+        if opener != b"\"\"\"" && opener != b"\'\'\'" && !(fence && ctx != Ctx::Top) {
             return None;
         }
         let rest = self.b.get(start + 3..)?;
         let close = start + 3 + memchr::memmem::find(rest, opener)?;
+        let mut content = self.src.get(start + 3..close)?;
+        if fence {
+            content = fence_body(content);
+        }
         let mut out = self.sink.scratch();
-        out.push_str(self.src.get(start + 3..close)?);
+        out.push_str(content);
         self.pos = close + 3;
         self.record(RepairRule::TripleQuotes, start, self.pos, "\"...\"");
         Some(out)
@@ -673,4 +680,21 @@ impl<S: Sink> Parser<'_, '_, S> {
 /// True when `closer` closes a container opened with `opener`.
 pub(crate) fn closes(opener: u8, closer: u8) -> bool {
     matches!((opener, closer), (b'{', b'}') | (b'[', b']') | (b'(', b')'))
+}
+
+/// The code inside a fence written as a value: past the language tag and the line break
+/// after the opening fence, before the line break of the closing one.
+fn fence_body(content: &str) -> &str {
+    let tag = content
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '_')))
+        .unwrap_or(content.len());
+    let body = match content.get(tag..) {
+        Some(rest) => rest
+            .strip_prefix('\n')
+            .or_else(|| rest.strip_prefix("\r\n"))
+            .unwrap_or(content),
+        None => content,
+    };
+    body.strip_suffix('\n')
+        .map_or(body, |b| b.strip_suffix('\r').unwrap_or(b))
 }
