@@ -78,6 +78,10 @@ impl<S: Sink> Parser<'_, '_, S> {
                 }
                 b'{' | b'[' | b'(' => nest += 1,
                 b'}' | b']' | b')' if nest > 0 => nest -= 1,
+                // `description: Landing page, with hero`: prose goes on past a comma or a
+                // line break that no next member follows.
+                b',' | b'\n' | b'\r'
+                    if ctx == Ctx::Member && nest == 0 && self.prose_goes_on(i) => {}
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
                 b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
                 // `1;` at the end of the text: a statement's semicolon, not part of the value.
@@ -89,6 +93,30 @@ impl<S: Sink> Parser<'_, '_, S> {
             i += 1;
         }
         i
+    }
+
+    /// At a comma or line break at `i` inside an unquoted member value: true when the value
+    /// is prose (several words so far) and what follows is more prose, not the next member
+    /// (`key:`, a quoted key), a closing bracket, a comment or the end of the text.
+    fn prose_goes_on(&self, i: usize) -> bool {
+        let so_far = self.text(self.pos, i).trim();
+        if !so_far.contains(' ') || so_far.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+            return false;
+        }
+        let Some((next, b)) = self.next_solid(i + 1) else {
+            return false;
+        };
+        if !(is_word_byte(b) || matches!(b, b'*' | b'(' | b'-' | b'.' | b'!' | b'?')) {
+            return false;
+        }
+        let mut end = next;
+        while self.byte_at(end).is_some_and(is_word_byte) {
+            end += 1;
+        }
+        while self.byte_at(end) == Some(b' ') {
+            end += 1;
+        }
+        !matches!(self.byte_at(end), Some(b':' | b'"' | b'=') | None)
     }
 
     /// True when a comment starts at the `/` at `i` inside a token: `/*` anywhere, `//` after
