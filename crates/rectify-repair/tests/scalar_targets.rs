@@ -257,6 +257,75 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
     );
 }
 
+#[test]
+fn words_for_nothing_are_null_where_null_is_allowed() {
+    let schema = json!({"properties": {"n": {"type": ["integer", "null"]}}});
+    for word in ["N/A", "", "none", "Unknown.", "-"] {
+        let text = json!({ "n": word }).to_string();
+        assert_eq!(
+            read(&text, schema.clone()),
+            Some(json!({"n": null})),
+            "{word}"
+        );
+    }
+    let branch = json!({"properties": {"n": {"anyOf": [{"type": "number"}, {"type": "null"}]}}});
+    assert_eq!(read(r#"{"n": "n/a"}"#, branch), Some(json!({"n": null})));
+    // A string is allowed: the word is kept. Null is not allowed: nothing is read.
+    let string = json!({"properties": {"s": {"type": ["string", "null"]}}});
+    assert_eq!(read(r#"{"s": "none"}"#, string), Some(json!({"s": "none"})));
+    assert!(!fits(
+        r#"{"n": "N/A"}"#,
+        json!({"properties": {"n": {"type": "integer"}}})
+    ));
+}
+
+#[test]
+fn comma_separated_numbers_and_enum_values_in_a_field() {
+    let ints = json!({"properties": {"ids": {"type": "array", "items": {"type": "integer"}}}});
+    assert_eq!(
+        read(r#"{"ids": "1, 2, 3"}"#, ints.clone()),
+        Some(json!({"ids": [1, 2, 3]}))
+    );
+    // An item that does not fit: the string is not split.
+    assert!(!fits(r#"{"ids": "1, two"}"#, ints));
+    let colours =
+        json!({"properties": {"c": {"type": "array", "items": {"enum": ["RED", "GREEN"]}}}});
+    assert_eq!(
+        read(r#"{"c": "red, Green"}"#, colours),
+        Some(json!({"c": ["RED", "GREEN"]}))
+    );
+    // Strings may hold commas: the value is wrapped whole.
+    let names = json!({"properties": {"n": {"type": "array", "items": {"type": "string"}}}});
+    assert_eq!(
+        read(r#"{"n": "Smith, John"}"#, names),
+        Some(json!({"n": ["Smith, John"]}))
+    );
+}
+
+#[test]
+fn loosely_written_embedded_json_and_numbers_with_scales() {
+    let object = json!({"properties": {"o": {"type": "object"}}});
+    assert_eq!(
+        read(r#"{"o": "{'a': 1, 'b': [true,],}"}"#, object),
+        Some(json!({"o": {"a": 1, "b": [true]}}))
+    );
+    let number = json!({"type": "number"});
+    assert_eq!(read("1.5k", number.clone()), Some(json!(1500)));
+    assert_eq!(
+        read("$2.4 billion", number.clone()),
+        Some(json!(2_400_000_000_i64))
+    );
+    assert_eq!(
+        read("about 3 million people", number.clone()),
+        Some(json!(3_000_000))
+    );
+    assert_eq!(read("42 kg", number.clone()), Some(json!(42)));
+    // `m` may be metres: nothing is read.
+    assert_eq!(read("5 m", number), None);
+    let numbered = json!({"properties": {"k": {"enum": ["1", "2"]}}});
+    assert_eq!(read(r#"{"k": 2}"#, numbered), Some(json!({"k": "2"})));
+}
+
 proptest! {
     /// A fraction alone in the text reads as its quotient; with a second slash it is a
     /// date or a path and reads nothing.

@@ -17,12 +17,19 @@ impl Coercer<'_> {
         allowed: &[Value],
         pointer: &str,
     ) -> Option<Value> {
-        let Value::String(s) = v else {
-            return None;
-        };
         if allowed.contains(v) {
             return None;
         }
+        let Value::String(s) = v else {
+            // `2` for the enum `["1", "2"]`: the value written as a string.
+            if !(v.is_number() || v.is_boolean()) {
+                return None;
+            }
+            let written = Value::String(v.to_string());
+            let out = allowed.iter().find(|a| **a == written)?.clone();
+            self.record(RepairRule::EnumMatch, pointer, v, &out);
+            return Some(out);
+        };
         let key = fold(s);
         let hits: Vec<&Value> = allowed
             .iter()

@@ -134,6 +134,11 @@ impl<'a> Coercer<'a> {
         if let Some(out) = self.scalar(&v, types, pointer) {
             return out;
         }
+        if types.contains(&"array")
+            && let Some(list) = self.split_list(&v, schema, pointer)
+        {
+            return list;
+        }
         if types.contains(&"array") && !v.is_array() && !v.is_null() && self.item_takes(&v, schema)
         {
             return self.wrap(v, pointer);
@@ -162,6 +167,15 @@ impl<'a> Coercer<'a> {
         Value::Array(out)
     }
 
+    /// A coercer for a trial whose repairs may be discarded, sharing this one's depth and
+    /// step budget.
+    fn trial(&self) -> Coercer<'a> {
+        let mut trial = Coercer::new(self.root, self.missing.clone());
+        trial.depth = self.depth;
+        trial.steps = Rc::clone(&self.steps);
+        trial
+    }
+
     /// `anyOf`/`oneOf`: the first branch that takes the value as it is, else the first
     /// branch the value fits after coercion (repairs of the other branches are discarded).
     /// A value that fits is never reshaped for another branch.
@@ -173,9 +187,7 @@ impl<'a> Coercer<'a> {
             None => branches.iter().collect(),
         };
         for branch in chosen {
-            let mut trial = Coercer::new(self.root, self.missing.clone());
-            trial.depth = self.depth;
-            trial.steps = Rc::clone(&self.steps);
+            let mut trial = self.trial();
             let out = trial.coerce(v.clone(), branch, pointer);
             if schema::fits(self.root, branch, &out, 0) {
                 self.repairs.extend(trial.repairs);

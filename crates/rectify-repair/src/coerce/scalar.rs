@@ -12,6 +12,10 @@ impl Coercer<'_> {
     pub(super) fn scalar(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
         let wants = |t: &str| types.contains(&t);
         let (out, rule) = match v {
+            // `"N/A"`, `""`, `"none"` where a number (or another type) or null is wanted.
+            Value::String(s) if wants("null") && null_word(s) => {
+                (Value::Null, RepairRule::StringToNull)
+            }
             Value::String(s) if wants("integer") || wants("number") => {
                 let integer = wants("integer") && !wants("number");
                 match number_from(s.trim(), integer) {
@@ -73,6 +77,23 @@ fn number_from(s: &str, integer_only: bool) -> Option<Value> {
     serde_json::from_str(&format!("{f:.0}"))
         .ok()
         .map(Value::Number)
+}
+
+/// True for the words models write for "no value": empty, `N/A`, `none`, `null`, `unknown`.
+fn null_word(s: &str) -> bool {
+    let lower = s.trim().trim_end_matches('.').to_lowercase();
+    matches!(
+        lower.as_str(),
+        "" | "n/a"
+            | "na"
+            | "none"
+            | "null"
+            | "nil"
+            | "-"
+            | "unknown"
+            | "not available"
+            | "not applicable"
+    )
 }
 
 /// The integer nearest the number `v` (halves away from zero); `None` past 2^53.

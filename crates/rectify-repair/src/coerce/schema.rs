@@ -40,6 +40,13 @@ pub(crate) fn types(schema: &Value) -> Vec<&str> {
     }
 }
 
+/// True when `schema` takes any string: it declares `string` and no `enum` or `const`.
+pub(crate) fn any_string(schema: &Value) -> bool {
+    types(schema).contains(&"string")
+        && schema.get("enum").is_none()
+        && schema.get("const").is_none()
+}
+
 /// The JSON type name of a value; integers are `integer`.
 pub(crate) fn type_of(v: &Value) -> &'static str {
     match v {

@@ -19,12 +19,42 @@ impl Coercer<'_> {
         if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
             return None;
         }
-        let parsed: Value = serde_json::from_str(trimmed).ok()?;
+        // JSON a model wrote loosely (`"{'a': 1}"`) is read with safe repairs only.
+        let parsed: Value = if let Ok(parsed) = serde_json::from_str(trimmed) {
+            parsed
+        } else {
+            let out = crate::repair(trimmed, &crate::RepairOptions::default());
+            if !out.is_valid() {
+                return None;
+            }
+            out.value?
+        };
         if !types.contains(&type_of(&parsed)) {
             return None;
         }
         self.record(RepairRule::EmbeddedJson, pointer, v, &parsed);
         Some(parsed)
+    }
+
+    /// `"1, 2, 3"` → `["1", "2", "3"]` where the schema wants an array of numbers, booleans or
+    /// enum values and every item then fits (a string item could hold a comma itself).
+    pub(super) fn split_list(&mut self, v: &Value, schema: &Value, pointer: &str) -> Option<Value> {
+        let Value::String(s) = v else { return None };
+        let items = super::schema::resolve(self.root, schema.get("items")?);
+        if !s.contains(',')
+            || super::schema::any_string(items)
+            || !super::scalar_schema(self.root, items, 0)
+        {
+            return None;
+        }
+        let (list, _) = super::comma_list::read(s)?;
+        let mut trial = self.trial();
+        let out = trial.coerce(list.clone(), schema, pointer);
+        if !super::schema::fits(self.root, schema, &out, 0) {
+            return None;
+        }
+        self.record(RepairRule::CommaList, pointer, v, &list);
+        Some(list)
     }
 
     /// `x` → `[x]` where the schema wants an array.
@@ -98,10 +128,7 @@ impl Coercer<'_> {
             _ => return v,
         };
         // Any string takes the object's JSON text instead (`coerce.json_as_string`).
-        let any_string = super::schema::types(schema).contains(&"string")
-            && schema.get("enum").is_none()
-            && schema.get("const").is_none();
-        if any_string || !super::scalar_schema(self.root, schema, 0) {
+        if super::schema::any_string(schema) || !super::scalar_schema(self.root, schema, 0) {
             return v;
         }
         self.record(RepairRule::UnwrapObject, pointer, &v, &inner);

@@ -22,7 +22,13 @@ static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
 /// A fraction written with a slash (`1/5`, `8 / 10`); its boundaries are checked apart (a
 /// date such as `12/05/2024` is no fraction).
 static FRACTION: LazyLock<Option<regex::Regex>> =
-    LazyLock::new(|| regex::Regex::new(r"[-+]?\d+\s*/\s*\d+").ok());
+    LazyLock::new(|| regex::Regex::new(r"[-+]?\d+(?:\.\d+)?\s*/\s*\d+(?:\.\d+)?").ok());
+
+/// A word after a number that scales it (`1.5 million`, `2k`), or that may be a unit as
+/// well as a scale (`m`, `b`): then the number is not read.
+static SCALE: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(r"^\s?(thousand|million|billion|trillion|k|K|M|bn|B|m|b|mn|tn)\b").ok()
+});
 
 /// The value `text` stands for under the scalar `schema` (resolved in `root`), with the
 /// repair that reads it; `None` when the schema wants a container or nothing reads.
@@ -102,10 +108,35 @@ pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
         .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
         .collect();
     let f: f64 = digits.parse().ok()?;
+    let f = match scale(t.get(hit.end()..)?) {
+        Some(Scale::Factor(factor)) => return whole_or_fraction(f * factor, integer),
+        Some(Scale::Ambiguous) => return None,
+        None => f,
+    };
     if integer || !digits.contains('.') {
         return whole_or_fraction(f, integer);
     }
     Some(Value::from(f))
+}
+
+/// A scale word after a number.
+enum Scale {
+    /// `million` or `M`: the number times this factor.
+    Factor(f64),
+    /// A letter that may be a unit too (`m`, `b`).
+    Ambiguous,
+}
+
+/// The scale word at the start of `after`, if any.
+fn scale(after: &str) -> Option<Scale> {
+    let word = SCALE.as_ref()?.captures(after)?.get(1)?.as_str();
+    Some(match word {
+        "thousand" | "k" | "K" => Scale::Factor(1e3),
+        "million" | "M" | "mn" => Scale::Factor(1e6),
+        "billion" | "bn" | "B" => Scale::Factor(1e9),
+        "trillion" | "tn" => Scale::Factor(1e12),
+        _ => Scale::Ambiguous,
+    })
 }
 
 /// The value of the only fraction `a/b` in `t` (`b` not zero), when `t` holds no other
@@ -114,19 +145,22 @@ fn fraction(t: &str) -> Option<f64> {
     let re = FRACTION.as_ref()?;
     let mut found = re.find_iter(t);
     let hit = found.next()?;
-    let touches = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit() || matches!(c, '/' | '.'));
+    // A `.` after it ends a sentence (a decimal part would have been read).
+    let touches = |c: Option<char>, dot| {
+        c.is_some_and(|c| c.is_ascii_digit() || c == '/' || (dot && c == '.'))
+    };
     let before = t.get(..hit.start()).and_then(|s| s.chars().next_back());
     let after = t.get(hit.end()..).and_then(|s| s.chars().next());
     let rest = format!("{} {}", t.get(..hit.start())?, t.get(hit.end()..)?);
     if found.next().is_some()
-        || touches(before)
-        || touches(after)
+        || touches(before, true)
+        || touches(after, false)
         || rest.bytes().any(|b| b.is_ascii_digit())
     {
         return None;
     }
     let (a, b) = hit.as_str().split_once('/')?;
-    let a: f64 = a.replace(char::is_whitespace, "").parse().ok()?;
+    let a: f64 = a.trim().parse().ok()?;
     let b: f64 = b.trim().parse().ok()?;
     (b != 0.0).then(|| a / b)
 }
