@@ -33,6 +33,14 @@ for i, text in enumerate(texts):
 for path in glob.glob(f"{repair}/fixtures/*.bin"):
     for target in ["repair", "text_path"]:
         write(target, os.path.basename(path), open(path, "rb").read())
+for path in [f"{repair}/fixtures/rules.jsonl", f"{repair}/corpus/llm_parsers.jsonl"]:
+    for i, line in enumerate(open(path, encoding="utf-8")):
+        case = json.loads(line)
+        if case.get("schema"):
+            seed = json.dumps(case["schema"]).encode() + b"\0" + case["input"].encode()
+            write("coerce", f"{os.path.basename(path)}-{i}", seed)
+for i, text in enumerate(texts[:200]):
+    write("coerce", f"t{i}", bytes([i % 256, 0]) + text.encode())
 for i in range(64):
     write("no_silent_loss", f"s{i}", bytes((i * 37 + k * 11) % 256 for k in range(48)))
 suite = [json.loads(line) for line in open(f"{repair}/corpus/yaml_test_suite.jsonl", encoding="utf-8")]
