@@ -330,20 +330,30 @@ fn bare_text(text: &str, options: &RepairOptions, out: &mut Repaired, doc: &Loca
     if !bare || options.schema.is_some() {
         return;
     }
+    // `0x1F`, `1_000`: a number written loosely, as inside a list.
+    let number = crate::number::normalize_number(trimmed)
+        .filter(|(_, rule)| *rule == RepairRule::NumberFormat)
+        .and_then(|(n, _)| Some((serde_json::from_str::<Value>(&n).ok()?, n)));
+    let (rule, value, after) = if let Some((value, n)) = number {
+        (RepairRule::NumberFormat, value, n)
+    } else {
+        let s = Value::String(trimmed.to_owned());
+        (RepairRule::BareText, s.clone(), s.to_string())
+    };
     let repair = Repair::new(
-        RepairRule::BareText.code(),
+        rule.code(),
         Location::from_span(doc.span(start, start + trimmed.len())),
         trimmed,
-        Value::String(trimmed.to_owned()).to_string(),
-        Applicability::Unsafe,
+        after,
+        rule.applicability(),
     );
     out.repairs = vec![repair];
-    if refused(RepairRule::BareText, options) {
+    if refused(rule, options) {
         out.diagnostics.extend(refusals(&out.repairs, options));
         return;
     }
     out.diagnostics.clear();
-    out.value = Some(Value::String(trimmed.to_owned()));
+    out.value = Some(value);
 }
 
 /// How many containers deep `value` is (a scalar is 0). Stops counting past the depth limit

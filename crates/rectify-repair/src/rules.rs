@@ -67,7 +67,7 @@ rules! {
     MissingOpeningQuote => "json.missing_opening_quote", Unsafe, "Drops a stray closing quote after an unquoted value or key.";
     DoubledQuote => "json.doubled_quote", Unsafe, "Reads `\"\"x\"\"` as `\"x\"`.";
     ControlCharacter => "json.control_character", Safe, "Escapes a raw control character inside a string.";
-    InvalidEscape => "json.invalid_escape", Safe, "Keeps an invalid escape such as `\\s` as literal text.";
+    InvalidEscape => "json.invalid_escape", Safe, "Keeps an invalid escape such as `\\s` as literal text; reads `\\x41` and a backslash ending a line as JavaScript does.";
     Comment => "json.comment", Safe, "Removes a `//`, `/* */` or `#` comment.";
     UnicodeWhitespace => "json.unicode_whitespace", Safe, "Removes Unicode white space (no-break, ideographic, zero-width space, BOM) between tokens.";
     PythonLiteral => "json.python_literal", Safe, "Turns `True`, `False` and `None` into `true`, `false` and `null`.";
@@ -97,7 +97,7 @@ rules! {
     RoundToInteger => "coerce.round_to_integer", Unsafe, "Rounds a number with a fraction (`2.5`, `\"2.5\"`) to the integer the schema wants.";
     WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";
     UnwrapArray => "coerce.unwrap_array", Safe, "Takes the only element of an array where the schema wants a scalar, an enum value or an object.";
-    UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties, or the value inside one (`{\"answer\": \"TWO\"}`) where it wants a scalar.";
+    UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties, or the value inside one (`{\"answer\": \"TWO\"}`, `{\"tags\": [...]}`) where it wants a scalar or an array.";
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";

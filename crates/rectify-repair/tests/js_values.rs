@@ -241,3 +241,40 @@ proptest! {
         prop_assert_eq!(value, Some(json!({"re": literal, "k": 1})));
     }
 }
+
+proptest! {
+    /// `\xHH` in a string is the character of those two hex digits, on both paths.
+    #[test]
+    fn hex_escapes_are_their_character(code in 0x20u32..0x100, upper in any::<bool>()) {
+        let c = char::from_u32(code).unwrap();
+        let hex = if upper { format!("{code:02X}") } else { format!("{code:02x}") };
+        let text = format!("{{\"a\": \"<\\x{hex}>\"}}");
+        let out = repair(&text, &RepairOptions::default());
+        prop_assert_eq!(out.value.clone(), Some(json!({"a": format!("<{c}>")})), "{}", text);
+        let written = rectify_repair::repair_to_json(&text, &RepairOptions::default());
+        prop_assert_eq!(written.json, out.to_json());
+    }
+}
+
+#[test]
+fn a_backslash_ending_a_line_continues_the_string() {
+    let (value, rules) = fixed("{a: 'line one \\\nline two', b: \"x\\\r\ny\"}");
+    assert_eq!(value, Some(json!({"a": "line one line two", "b": "xy"})));
+    assert!(rules.iter().any(|r| r == "json.invalid_escape"));
+    // Not two hex digits: kept as written.
+    let (value, _) = fixed(r#"{"a": "\xZZ"}"#);
+    assert_eq!(value, Some(json!({"a": "\\xZZ"})));
+}
+
+#[test]
+fn an_answer_that_is_one_loosely_written_number_is_that_number() {
+    for (text, want) in [
+        ("0x1f", json!(31)),
+        ("-0X10", json!(-16)),
+        ("1_000", json!(1000)),
+    ] {
+        let out = repair(text, &RepairOptions::default());
+        assert_eq!(out.value, Some(want), "{text}");
+        assert_eq!(out.repairs[0].code, "json.number_format");
+    }
+}

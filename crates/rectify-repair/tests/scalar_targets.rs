@@ -213,6 +213,13 @@ fn a_one_member_wrapper_around_a_scalar_answer() {
     );
     // Two members: which one is the answer would be a guess.
     assert!(!fits(r#"{"a": 3, "b": 4}"#, json!({"type": "integer"})));
+    // A list wrapped in an object, where the list is wanted.
+    let list = json!({"type": "array", "items": {"type": "string"}});
+    assert_eq!(
+        read(r#"{"items": ["a", "b"]}"#, list.clone()),
+        Some(json!(["a", "b"]))
+    );
+    assert!(!fits(r#"{"items": ["a"], "more": ["b"]}"#, list));
     // Any string takes the object's text.
     assert_eq!(
         read(r#"{"answer": "two"}"#, json!({"type": "string"})),

@@ -81,3 +81,46 @@ fn prose_stops_at_the_next_member() {
     let word = repair("{\"a\": hello, world}", &unsafe_ok());
     assert_eq!(word.value, Some(json!({"a": "hello"})));
 }
+
+proptest! {
+    /// A number followed by words in a member's value is one text.
+    #[test]
+    fn a_number_followed_by_words_is_text(n in 0u32..100_000, words in prop::collection::vec("[A-Z][a-z]{1,6}", 1..3)) {
+        let value = format!("{n} {}", words.join(" "));
+        let text = format!("{{street: {value}, city: Oslo}}");
+        let out = repair(&text, &unsafe_ok());
+        prop_assert_eq!(out.value, Some(json!({"street": value, "city": "Oslo"})), "{}", text);
+    }
+
+    /// Literals, numbers, strings and containers in a list without commas are each a value.
+    #[test]
+    fn list_values_without_commas_stay_apart(items in prop::collection::vec(prop_oneof![
+        Just(json!(true)), Just(json!(false)), Just(Value::Null),
+        (0i32..1000).prop_map(Value::from),
+        "[a-z]{1,6}".prop_map(Value::String),
+        Just(json!({"k": 1})), Just(json!([1, 2])),
+    ], 1..6)) {
+        let body: Vec<String> = items.iter().map(Value::to_string).collect();
+        let text = format!("[{}]", body.join(" "));
+        let out = repair(&text, &unsafe_ok());
+        prop_assert_eq!(out.value, Some(Value::Array(items)), "{}", text);
+    }
+}
+
+#[test]
+fn a_string_closed_with_another_quote_at_the_end_of_a_line() {
+    let text = "{\"key\": [\n  \"value1\",\n  \"value4',\n  \"value5\"\n]}";
+    let out = repair(text, &unsafe_ok());
+    assert_eq!(
+        out.value,
+        Some(json!({"key": ["value1", "value4", "value5"]}))
+    );
+    assert!(
+        out.repairs
+            .iter()
+            .any(|r| r.code == "json.missing_closing_quote" && r.before == "'")
+    );
+    // A literal before a plain word starts text.
+    let words = repair("[true love, null value]", &unsafe_ok());
+    assert_eq!(words.value, Some(json!(["true love", "null value"])));
+}

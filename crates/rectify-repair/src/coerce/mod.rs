@@ -149,7 +149,7 @@ impl<'a> Coercer<'a> {
     /// True when the items of the array `schema` take `v` as it is (any value, without
     /// `items`): wrapping it then ends. A recursive schema (`items` referring back to an
     /// array) would otherwise wrap without end.
-    fn item_takes(&self, v: &Value, schema: &Value) -> bool {
+    pub(super) fn item_takes(&self, v: &Value, schema: &Value) -> bool {
         schema
             .get("items")
             .is_none_or(|items| takes(self.root, items, v, 0))

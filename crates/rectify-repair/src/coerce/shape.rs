@@ -117,18 +117,26 @@ impl Coercer<'_> {
     }
 
     /// `{"answer": "TWO"}` → `"TWO"` where the schema wants a scalar other than any string
-    /// (a number, a boolean, an enum value): a model that wrapped
+    /// (a number, a boolean, an enum value), `{"tags": [...]}` → `[...]` where it wants an
+    /// array: a model that wrapped
     /// its one answer in an object (the key is dropped, recorded).
     pub(super) fn unwrap_member(&mut self, v: Value, schema: &Value, pointer: &str) -> Value {
         let inner = match &v {
             Value::Object(map) if map.len() == 1 => match map.values().next() {
-                Some(inner) if !inner.is_object() && !inner.is_array() => inner.clone(),
+                Some(inner) if !inner.is_object() => inner.clone(),
                 _ => return v,
             },
             _ => return v,
         };
-        // Any string takes the object's JSON text instead (`coerce.json_as_string`).
-        if super::schema::any_string(schema) || !super::scalar_schema(self.root, schema, 0) {
+        let wanted = if inner.is_array() {
+            // `{"tags": [...]}` where the schema wants the list itself, and its items do not
+            // take the object (then the object is an item: `coerce.wrap_array`).
+            super::schema::types(schema) == ["array"] && !self.item_takes(&v, schema)
+        } else {
+            // Any string takes the object's JSON text instead (`coerce.json_as_string`).
+            !super::schema::any_string(schema) && super::scalar_schema(self.root, schema, 0)
+        };
+        if !wanted {
             return v;
         }
         self.record(RepairRule::UnwrapObject, pointer, &v, &inner);

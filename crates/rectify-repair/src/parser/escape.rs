@@ -1,5 +1,6 @@
 //! Escapes inside strings: JSON escapes decoded, surrogate pairs joined, invalid escapes
-//! (`\d`, `\'`, a lone surrogate) kept or replaced and recorded as `json.invalid_escape`.
+//! (`\d`, `\'`, a lone surrogate) kept or replaced, `\x41` and a backslash ending a line
+//! read as JavaScript and Python read them, each recorded as `json.invalid_escape`.
 
 use super::string::Str;
 use super::{Parser, Sink};
@@ -25,6 +26,28 @@ impl<S: Sink> Parser<'_, '_, S> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => return self.unicode_escape(st),
+            // `\x41` (JavaScript, Python): the character of two hex digits.
+            b'x' if let Some(c) = self.hex2(at + 2) => {
+                let mut after = String::new();
+                super::text::write_escaped(&mut after, c.encode_utf8(&mut [0; 4]));
+                let after = after.trim_matches('"').to_owned();
+                self.record(RepairRule::InvalidEscape, at, at + 4, &after);
+                st.out.push(c);
+                self.pos += 4;
+                return;
+            }
+            // A backslash ending a line continues the string on the next (JavaScript,
+            // Python, JSON5): neither is content.
+            b'\n' | b'\r' => {
+                let end = if self.b.get(at + 1..at + 3) == Some(b"\r\n") {
+                    at + 3
+                } else {
+                    at + 2
+                };
+                self.record(RepairRule::InvalidEscape, at, end, "");
+                self.pos = end;
+                return;
+            }
             b'\'' | b'`' => {
                 self.record(
                     RepairRule::InvalidEscape,
@@ -48,6 +71,15 @@ impl<S: Sink> Parser<'_, '_, S> {
         };
         st.out.push(decoded);
         self.pos += 2;
+    }
+
+    fn hex2(&self, at: usize) -> Option<char> {
+        let digits = self.b.get(at..at + 2)?;
+        if !digits.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        let text = std::str::from_utf8(digits).ok()?;
+        char::from_u32(u32::from_str_radix(text, 16).ok()?)
     }
 
     fn hex4(&self, at: usize) -> Option<u32> {

@@ -86,7 +86,23 @@ impl<S: Sink> Parser<'_, '_, S> {
                 b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
                 // `1;` at the end of the text: a statement's semicolon, not part of the value.
                 b';' if ctx == Ctx::Top && self.blank_from(i + 1) => break,
-                b if numeric && b.is_ascii_whitespace() => break,
+                // `[true null 42]`: a keyword is a value of its own in a list.
+                b' ' | b'\t'
+                    if ctx == Ctx::Item
+                        && is_keyword(self.text(self.pos, i))
+                        && self.value_follows(i) =>
+                {
+                    break;
+                }
+                // `123 Main St`: a number followed by words is text.
+                b if numeric && b.is_ascii_whitespace() => {
+                    let word = self
+                        .next_solid(i)
+                        .is_some_and(|(_, b)| b.is_ascii_alphabetic());
+                    if !(ctx == Ctx::Member && word && self.prose_follows(i)) {
+                        break;
+                    }
+                }
                 _ => {}
             }
             numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_');
@@ -103,7 +119,13 @@ impl<S: Sink> Parser<'_, '_, S> {
         if !so_far.contains(' ') || so_far.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
             return false;
         }
-        let Some((next, b)) = self.next_solid(i + 1) else {
+        self.prose_follows(i + 1)
+    }
+
+    /// True when prose starts at the first non-blank byte from `from`: a word not followed
+    /// by `:`, `=` or a quote (a key), or punctuation that starts no value.
+    fn prose_follows(&self, from: usize) -> bool {
+        let Some((next, b)) = self.next_solid(from) else {
             return false;
         };
         if !(is_word_byte(b) || matches!(b, b'*' | b'(' | b'-' | b'.' | b'!' | b'?')) {
@@ -117,6 +139,22 @@ impl<S: Sink> Parser<'_, '_, S> {
             end += 1;
         }
         !matches!(self.byte_at(end), Some(b':' | b'"' | b'=') | None)
+    }
+
+    /// True when a value that is not a plain word starts at the first non-blank byte from
+    /// `from`: a quote, a bracket, a number or a keyword.
+    fn value_follows(&self, from: usize) -> bool {
+        let Some((next, b)) = self.next_solid(from) else {
+            return false;
+        };
+        if matches!(b, b'"' | b'\'' | b'{' | b'[' | b'-') || b.is_ascii_digit() {
+            return true;
+        }
+        let mut end = next;
+        while self.byte_at(end).is_some_and(is_word_byte) {
+            end += 1;
+        }
+        is_keyword(self.text(next, end))
     }
 
     /// True when a comment starts at the `/` at `i` inside a token: `/*` anywhere, `//` after
@@ -271,6 +309,12 @@ pub(crate) fn spaced_non_finite(word: &str) -> bool {
     word.strip_prefix(['-', '+'])
         .filter(|rest| rest.starts_with(char::is_whitespace))
         .is_some_and(|rest| matches!(rest.trim_start(), "Infinity" | "NaN"))
+}
+
+/// True for the literals a list may hold unquoted: `true`, `false`, `null` and their
+/// Python spellings.
+fn is_keyword(word: &str) -> bool {
+    matches!(word, "true" | "false" | "null" | "True" | "False" | "None")
 }
 
 /// The name of a call written `Name(...)` or `new Name(...)`.

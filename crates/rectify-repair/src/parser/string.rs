@@ -273,7 +273,17 @@ impl<S: Sink> Parser<'_, '_, S> {
                     st.out.truncate(out_len);
                     self.pos = src;
                 }
-                self.record(RepairRule::MissingClosingQuote, self.pos, self.pos, "\"");
+                // `"value4',`: closed with a quote of another kind, which is no content.
+                let other = self.pos.checked_sub(1).filter(|&q| {
+                    st.quote == Quote::Double
+                        && matches!(self.byte_at(q), Some(b'\'' | b'`'))
+                        && st.out.ends_with(['\'', '`'])
+                });
+                let start = other.unwrap_or(self.pos);
+                if other.is_some() {
+                    st.out.pop();
+                }
+                self.record(RepairRule::MissingClosingQuote, start, self.pos, "\"");
                 return true;
             }
             c if c < 0x20 => {
