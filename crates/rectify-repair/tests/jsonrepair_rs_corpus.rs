@@ -1,7 +1,8 @@
 //! The corpora taken from other repair tools' own tests (`corpus/jsonrepair_rs.jsonl` from
 //! the jsonrepair-rs crate, `corpus/best_effort_json_parser.jsonl` from the npm package
 //! best-effort-json-parser, `corpus/llm_parsers.jsonl` from LLM-output parsers on PyPI,
-//! `corpus/pypi_repairers.jsonl` from three JSON repairers on PyPI; see
+//! `corpus/pypi_repairers.jsonl` from three JSON repairers on PyPI,
+//! `corpus/registry_suites.jsonl` from thirteen packages on crates.io and PyPI; see
 //! `corpus/README.md`). A quarter of them (`measured_only`) are
 //! measured and printed, never asserted or tuned on; on the rest, the number of cases
 //! rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
@@ -27,6 +28,10 @@ const LLM_PARSERS_FLOOR: usize = 52;
 /// The same for the corpus of PyPI repairers' tests (json-repair-engine, jsonfixer,
 /// dirtyjson).
 const PYPI_REPAIRERS_FLOOR: usize = 83;
+
+/// The same for the corpus of registry packages' tests (its tuned part: json-repair,
+/// llm-output-parser, partialjson).
+const REGISTRY_SUITES_FLOOR: usize = 239;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {
@@ -75,6 +80,15 @@ fn pypi_repairers_cases() {
         "pypi-repairers",
         include_str!("corpus/pypi_repairers.jsonl"),
         PYPI_REPAIRERS_FLOOR,
+    );
+}
+
+#[test]
+fn registry_suites_cases() {
+    run_corpus(
+        "registry-suites",
+        include_str!("corpus/registry_suites.jsonl"),
+        REGISTRY_SUITES_FLOOR,
     );
 }
 
