@@ -61,6 +61,8 @@ impl<S: Sink> Parser<'_, '_, S> {
         // A number ends at a blank; text that only starts with digits (`404abc def`) does not.
         let mut numeric = self.peek().is_some_and(number_byte);
         let mut nest = 0usize;
+        // Whether the token holds a space yet: only then may it be prose.
+        let mut spaced = false;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
             match b {
@@ -81,7 +83,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 // `description: Landing page, with hero`: prose goes on past a comma or a
                 // line break that no next member follows.
                 b',' | b'\n' | b'\r'
-                    if ctx == Ctx::Member && nest == 0 && self.prose_goes_on(i) => {}
+                    if spaced && ctx == Ctx::Member && nest == 0 && self.prose_goes_on(i) => {}
                 b'}' | b']' | b')' | b',' | b'"' | b'\n' | b'\r' => break,
                 b':' if ctx == Ctx::Item && self.b.get(i + 1..i + 3) != Some(b"//") => break,
                 // `1;` at the end of the text: a statement's semicolon, not part of the value.
@@ -96,15 +98,17 @@ impl<S: Sink> Parser<'_, '_, S> {
                 }
                 // `123 Main St`: a number followed by words is text.
                 b if numeric && b.is_ascii_whitespace() => {
-                    let word = self
-                        .next_solid(i)
-                        .is_some_and(|(_, b)| b.is_ascii_alphabetic());
-                    if !(ctx == Ctx::Member && word && self.prose_follows(i)) {
+                    let word = ctx == Ctx::Member
+                        && self
+                            .next_solid(i)
+                            .is_some_and(|(_, b)| b.is_ascii_alphabetic());
+                    if !(word && self.prose_follows(i)) {
                         break;
                     }
                 }
                 _ => {}
             }
+            spaced |= b == b' ';
             numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_');
             i += 1;
         }
