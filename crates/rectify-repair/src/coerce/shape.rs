@@ -1,7 +1,8 @@
-//! Shape coercions: JSON text inside a string where the schema wants an object or array,
-//! a single value where it wants an array, a one-element array where it wants a scalar or an
-//! object, and
-//! a value for a member whose value was missing.
+//! Shape coercions: JSON text inside a string where the schema wants an object or array, a
+//! comma-separated string where it wants a list of numbers or enum values, a single value
+//! where it wants an array, a one-element array where it wants a scalar or an object, a
+//! one-member wrapper around the value it wants, and a value for a member whose value was
+//! missing.
 
 use serde_json::Value;
 

@@ -310,7 +310,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
             end += 1;
         }
         let tag = self.text(self.pos + 3, end);
-        if !(tag.is_empty() || tag.eq_ignore_ascii_case("json") || tag.starts_with("json")) {
+        if !(tag.is_empty() || tag.to_ascii_lowercase().starts_with("json")) {
             return false;
         }
         let json_follows = self.next_solid(end).is_some_and(|(_, b)| {

@@ -61,7 +61,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         // A number ends at a blank; text that only starts with digits (`404abc def`) does not.
         let mut numeric = self.peek().is_some_and(number_byte);
         let mut nest = 0usize;
-        // Whether the token holds a space yet: only then may it be prose.
+        // Whether the token holds two words yet: only then may it be prose.
         let mut spaced = false;
         let mut i = self.pos;
         while let Some(b) = self.byte_at(i) {
@@ -108,22 +108,22 @@ impl<S: Sink> Parser<'_, '_, S> {
                 }
                 _ => {}
             }
-            spaced |= b == b' ';
+            spaced |= b != b' ' && i > self.pos && self.byte_at(i - 1) == Some(b' ');
             numeric &= number_byte(b) || matches!(b, b'e' | b'E' | b'_');
             i += 1;
         }
         i
     }
 
-    /// At a comma or line break at `i` inside an unquoted member value: true when the value
-    /// is prose (several words so far) and what follows is more prose, not the next member
-    /// (`key:`, a quoted key), a closing bracket, a comment or the end of the text.
+    /// At a comma or line break at `i` inside an unquoted member value of several words
+    /// (the caller knows): true when the value is not a number and what follows is more
+    /// prose, not the next member (`key:`, a quoted key), a closing bracket, a comment or the
+    /// end of the text.
     fn prose_goes_on(&self, i: usize) -> bool {
-        let so_far = self.text(self.pos, i).trim();
-        if !so_far.contains(' ') || so_far.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
-            return false;
-        }
-        self.prose_follows(i + 1)
+        let numeric = self
+            .byte_at(self.pos)
+            .is_some_and(|b| b.is_ascii_digit() || b == b'-');
+        !numeric && self.prose_follows(i + 1)
     }
 
     /// True when prose starts at the first non-blank byte from `from`: a word not followed
