@@ -30,6 +30,10 @@ struct Found {
 pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
     let mut out = run_inner(text, options);
     if out.value.is_none()
+        && out
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "extract.no_payload")
         && let Some(mut yaml) = yaml::unfenced_object(text, options)
     {
         coerce::apply_to(&mut yaml, options);

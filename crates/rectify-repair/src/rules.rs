@@ -92,7 +92,7 @@ rules! {
     BooleanFromString => "coerce.string_to_boolean", Safe, "Turns `\"true\"`/`\"false\"` into the boolean the schema wants.";
     BooleanFromWord => "coerce.loose_boolean", Unsafe, "Turns `\"yes\"`, `\"no\"`, `1` or `0` into the boolean the schema wants.";
     StringFromScalar => "coerce.scalar_to_string", Safe, "Turns a number or a boolean into the string the schema wants.";
-    JsonAsString => "coerce.json_as_string", Safe, "Writes a nested object or array as the JSON text of the string the schema wants.";
+    JsonAsString => "coerce.json_as_string", Unsafe, "Writes a nested object or array as the JSON text of the string the schema wants.";
     StringToNull => "coerce.string_to_null", Unsafe, "Reads `\"\"`, `\"N/A\"`, `\"none\"` or `\"unknown\"` as the `null` the schema allows where the string does not fit.";
     RoundToInteger => "coerce.round_to_integer", Unsafe, "Rounds a number with a fraction (`2.5`, `\"2.5\"`) to the integer the schema wants.";
     WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";

@@ -33,13 +33,15 @@ pub(crate) fn payload(text: &str, options: &RepairOptions) -> Option<(usize, usi
     }
 }
 
-/// With no format given and an object schema, an answer that holds no JSON but reads as a
+/// With no format given and an object schema, an answer in which no JSON was found (the
+/// caller checks) but that reads as a
 /// YAML mapping (`name: Ada` lines, no fence) with at least one of the schema's properties
 /// among its keys. Prose with a colon (`Note: ...`) shares no key with the schema.
 pub(crate) fn unfenced_object(text: &str, options: &RepairOptions) -> Option<Repaired> {
     let schema = options.schema.as_ref()?;
     let properties = crate::coerce::object_properties(schema)?;
-    if options.format.is_some() {
+    // A flow mapping (`{a: b}`) is JSON the JSON repair read or refused.
+    if options.format.is_some() || text.trim_start().starts_with(['{', '[']) {
         return None;
     }
     let out = strict(text, (0, text.len()), options)?;

@@ -60,6 +60,10 @@ fn every_rule_fires_on_its_fixture_with_the_expected_value() {
     }
 }
 
+/// Unsafe coercions tried only with permission: without it the plain schema mismatch
+/// stands, which tells a model more than a refusal of the repair would.
+const TRIED_ONLY_WITH_PERMISSION: &[&str] = &["coerce.json_as_string"];
+
 #[test]
 fn unsafe_rules_need_permission_and_safe_rules_do_not() {
     for f in fixtures() {
@@ -69,7 +73,16 @@ fn unsafe_rules_need_permission_and_safe_rules_do_not() {
             .repairs
             .iter()
             .any(|r| r.applicability == Applicability::Unsafe);
-        if f.rule.applicability() == Applicability::Unsafe {
+        if TRIED_ONLY_WITH_PERMISSION.contains(&code) {
+            assert!(out.repairs.iter().all(|r| r.code != code), "{code}");
+            assert!(
+                out.diagnostics
+                    .iter()
+                    .any(|d| d.code == "repair.schema_mismatch"),
+                "{code}: {:?}",
+                out.diagnostics
+            );
+        } else if f.rule.applicability() == Applicability::Unsafe {
             assert!(
                 out.value.is_none(),
                 "{code}: unsafe rule applied without permission"
@@ -91,6 +104,10 @@ fn unsafe_rules_need_permission_and_safe_rules_do_not() {
 fn strict_mode_turns_every_needed_repair_into_an_error() {
     for f in fixtures() {
         let out = repair(&f.input, &options(&f).with_strict(true));
+        if TRIED_ONLY_WITH_PERMISSION.contains(&f.rule.code()) {
+            assert!(!out.is_valid(), "{}", f.rule.code());
+            continue;
+        }
         assert!(out.value.is_none(), "{}", f.rule.code());
         assert!(out.diagnostics.iter().any(|d| d.code == "repair.strict"));
     }

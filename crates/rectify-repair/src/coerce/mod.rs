@@ -38,10 +38,13 @@ pub(crate) struct Coercer<'a> {
     depth: usize,
     /// Values coerced so far, shared with the trial coercers of `anyOf` branches.
     steps: Rc<Cell<usize>>,
+    /// Whether unsafe repairs are allowed. A coercion whose refusal would tell the model
+    /// less than the plain mismatch (`coerce.json_as_string`) is tried only then.
+    allow_unsafe: bool,
 }
 
 impl<'a> Coercer<'a> {
-    fn new(root: &'a Value, missing: HashSet<String>) -> Self {
+    fn new(root: &'a Value, missing: HashSet<String>, allow_unsafe: bool) -> Self {
         Coercer {
             root,
             missing,
@@ -49,6 +52,7 @@ impl<'a> Coercer<'a> {
             diagnostics: Vec::new(),
             depth: 0,
             steps: Rc::default(),
+            allow_unsafe,
         }
     }
 
@@ -170,7 +174,7 @@ impl<'a> Coercer<'a> {
     /// A coercer for a trial whose repairs may be discarded, sharing this one's depth and
     /// step budget.
     fn trial(&self) -> Coercer<'a> {
-        let mut trial = Coercer::new(self.root, self.missing.clone());
+        let mut trial = Coercer::new(self.root, self.missing.clone(), self.allow_unsafe);
         trial.depth = self.depth;
         trial.steps = Rc::clone(&self.steps);
         trial
@@ -231,7 +235,7 @@ pub(crate) fn apply_to(out: &mut Repaired, options: &RepairOptions) {
         .filter(|r| r.code == RepairRule::MissingValue.code())
         .map(|r| r.location.pointer.clone())
         .collect();
-    let mut c = Coercer::new(schema, missing);
+    let mut c = Coercer::new(schema, missing, options.allow_unsafe);
     let value = c.coerce(value, schema, "");
     out.repairs.extend(c.repairs);
     out.diagnostics.extend(c.diagnostics);
@@ -356,7 +360,7 @@ pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Optio
     let scores: Vec<(usize, usize)> = values
         .iter()
         .map(|v| {
-            let mut c = Coercer::new(schema, HashSet::new());
+            let mut c = Coercer::new(schema, HashSet::new(), options.allow_unsafe);
             let coerced = c.coerce(v.clone(), schema, "");
             (validator.iter_errors(&coerced).count(), c.repairs.len())
         })

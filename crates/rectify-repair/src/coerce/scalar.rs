@@ -53,8 +53,12 @@ impl Coercer<'_> {
             Value::Bool(b) if wants("string") => {
                 (Value::String(b.to_string()), RepairRule::StringFromScalar)
             }
-            // A nested object or list where a string is wanted: its JSON text.
-            Value::Object(_) | Value::Array(_) if wants("string") && !pointer.is_empty() => {
+            // A nested object or list where a string is wanted: its JSON text. Without
+            // permission for unsafe repairs the mismatch stands: its feedback (`expected
+            // string, got array`) says more than a refusal of this repair would.
+            Value::Object(_) | Value::Array(_)
+                if wants("string") && !pointer.is_empty() && self.allow_unsafe =>
+            {
                 (Value::String(v.to_string()), RepairRule::JsonAsString)
             }
             _ => return None,
