@@ -253,6 +253,19 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
     );
     // Prose with a colon shares no key with the schema: no payload.
     assert_eq!(read("Note: nothing was found", schema.clone()), None);
+    // A flow mapping is JSON: one that needs an unsafe repair is refused, not read as YAML.
+    let unsafe_json = "{\"name\": John Smith, \"age\": 30}";
+    let refused = repair(
+        unsafe_json,
+        &RepairOptions::default().with_schema(schema.clone()),
+    );
+    assert!(refused.value.is_none());
+    assert!(
+        refused
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "repair.unsafe")
+    );
     // Without a schema, prose is never read as YAML.
     assert_eq!(
         repair(
