@@ -124,3 +124,21 @@ fn a_string_closed_with_another_quote_at_the_end_of_a_line() {
     let words = repair("[true love, null value]", &unsafe_ok());
     assert_eq!(words.value, Some(json!(["true love", "null value"])));
 }
+
+proptest! {
+    /// A closing quote doubled by mistake before a comma or a closing bracket is dropped,
+    /// recorded: no empty string is invented.
+    #[test]
+    fn a_doubled_closing_quote_adds_no_element(items in prop::collection::vec("[a-z0-9]{1,6}", 1..5), doubled in 0usize..5) {
+        let doubled = doubled % items.len();
+        let body: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if i == doubled { format!("\"{s}\"\"") } else { format!("\"{s}\"") })
+            .collect();
+        let text = format!("[{}]", body.join(", "));
+        let out = repair(&text, &unsafe_ok());
+        prop_assert_eq!(out.value, Some(json!(items)), "{}", text);
+        prop_assert!(out.repairs.iter().any(|r| r.code == "json.doubled_quote"));
+    }
+}

@@ -331,6 +331,10 @@ impl<S: Sink> Parser<'_, '_, S> {
                 self.pos += len;
                 if st.doubled && self.closer_len(st.quote, self.pos) == Some(len) {
                     self.pos += len;
+                } else if st.ctx != Ctx::Key && self.stray_closer(st.quote, len) {
+                    // `"item5"",`: a second closing quote right after the first.
+                    self.record(RepairRule::DoubledQuote, self.pos, self.pos + len, "");
+                    self.pos += len;
                 }
                 if st.quote != Quote::Double && len == 1 && self.b.get(at) == Some(&b'"') {
                     self.record(RepairRule::CurlyQuotes, at, at + 1, "\"");
@@ -357,6 +361,17 @@ impl<S: Sink> Parser<'_, '_, S> {
                 true
             }
         }
+    }
+
+    /// True when the current position holds one more closing quote of the string just
+    /// closed, followed by what ends a value (`,`, a closing bracket, a line break or the
+    /// end): a quote doubled by mistake, not the start of another string.
+    fn stray_closer(&self, quote: Quote, len: usize) -> bool {
+        self.closer_len(quote, self.pos) == Some(len)
+            && self.closer_len(quote, self.pos + len).is_none()
+            && self
+                .next_solid(self.pos + len)
+                .is_none_or(|(_, b)| matches!(b, b',' | b'}' | b']'))
     }
 
     fn decide(&self, st: &mut Str, at: usize, len: usize) -> Decision {
