@@ -17,7 +17,8 @@ impl Coercer<'_> {
     pub(super) fn embedded(&mut self, v: &Value, types: &[&str], pointer: &str) -> Option<Value> {
         let Value::String(s) = v else { return None };
         let trimmed = s.trim();
-        if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        let container = types.contains(&"object") || types.contains(&"array");
+        if !container || !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
             return None;
         }
         // JSON a model wrote loosely (`"{'a': 1}"`) is read with safe repairs only.

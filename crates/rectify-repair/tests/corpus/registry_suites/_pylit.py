@@ -7,6 +7,8 @@ import ast
 import json
 from collections import Counter, OrderedDict
 
+from _rustlit import plain
+
 OPAQUE = object()
 
 
@@ -28,16 +30,6 @@ class Parsed:  # json.loads(<call or attr>)
 class Sub:  # subscript of a call-derived value (partial check)
     def __init__(self, base):
         self.base = base
-
-
-def plain(v):
-    if v is None or isinstance(v, (str, bool, int, float)):
-        return True
-    if isinstance(v, list):
-        return all(plain(x) for x in v)
-    if isinstance(v, dict):
-        return all(isinstance(k, str) and plain(x) for k, x in v.items())
-    return False
 
 
 def root_call(v):

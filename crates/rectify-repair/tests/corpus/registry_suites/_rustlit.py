@@ -601,6 +601,17 @@ def json_macro(inner, env, funcs, enum_ctor):
     return v
 
 
+def expected_value(exp):
+    """The expected value stated by a test (`Some(v)` unwrapped), or a reason to skip."""
+    if isinstance(exp, tuple):
+        if exp[0] != "Some" or not plain(exp[1]):
+            return None, "expects None (no value)"
+        exp = exp[1]
+    if not plain(exp):
+        return None, "expected value not a literal"
+    return exp, None
+
+
 def plain(v):
     """True when v is plain JSON data."""
     if v is None or isinstance(v, (str, bool, int, float)):
@@ -994,13 +1005,9 @@ def text_repair_package(pkg, here, files, funcs, input_idx=0, nargs=(1,), local_
         extra = [a for k, a in enumerate(call.args) if k != input_idx]
         if not all(is_default_opts(a, local_default_fns) for a in extra):
             return None, "non-default options"
-        if isinstance(exp, tuple):
-            if exp[0] == "Some" and plain(exp[1]):
-                exp = exp[1]
-            else:
-                return None, "expects None (no value)"
-        if not plain(exp):
-            return None, "expected value not a literal"
+        exp, why = expected_value(exp)
+        if why:
+            return None, why
         if isinstance(exp, str) and not parsed and call.name not in value_funcs:
             ok, v = json_text(exp)
             if not ok:

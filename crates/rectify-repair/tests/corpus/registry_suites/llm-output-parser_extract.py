@@ -20,7 +20,7 @@ Not used: parse_text (plain text), parse_xml_tag(s), parse_yaml, extract/preproc
 import glob, json, os, re, sys
 HERE = os.path.dirname(os.path.abspath(__file__)); sys.path.insert(0, HERE)
 import _rustlit
-from _rustlit import collect, finish, dump_jsonl, json_text, plain, is_default_opts, Opaque
+from _rustlit import collect, finish, dump_jsonl, json_text, plain, is_default_opts, Opaque, expected_value
 _rustlit.FIELDS_OK = True
 
 PKG = "llm-output-parser"
@@ -93,13 +93,9 @@ def make_case(call, exp, parsed):
         if not covers(sch, obj):
             return None, "struct result only partly asserted"
         return {"input": inp, "expected": obj, "schema": sch}, None
-    if isinstance(exp, tuple):
-        if exp[0] == "Some" and plain(exp[1]):
-            exp = exp[1]
-        else:
-            return None, "expects None (no value)"
-    if not plain(exp):
-        return None, "expected value not a literal"
+    exp, why = expected_value(exp)
+    if why:
+        return None, why
     if name == "try_repair_json":
         if parsed:
             return {"input": inp, "expected": exp}, None
