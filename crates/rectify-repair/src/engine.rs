@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::log::Log;
-use crate::parser::{Fatal, parse_region};
+use crate::parser::{Fatal, parse_region, trailing_rule};
 use crate::policy::{enforce, no_payload, refusal, refusals, refused, truncated, unrecorded};
 use crate::rules::RepairRule;
 use crate::select::{Choice, choose, is_empty, record_choice};
@@ -175,7 +175,20 @@ fn read_region(
 ) -> Option<usize> {
     let body = text.get(region.start..region.end).unwrap_or("");
     if crate::extract::escaped_document(body) {
-        read_escaped(body, region.start, options, found);
+        let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
+        let span = (region.start, region.start + body.len());
+        read_rewritten(
+            &unescaped,
+            RepairRule::EscapedDocument,
+            span,
+            options,
+            found,
+        );
+        return None;
+    }
+    if let Some(single) = crate::extract::doubled_braces(body) {
+        let span = (region.start, region.start + body.len());
+        read_rewritten(&single, RepairRule::DoubledBraces, span, options, found);
         return None;
     }
     // The strict check runs first so that text that is not valid builds no partial value.
@@ -211,7 +224,20 @@ fn read_region(
             return next;
         }
     }
-    let payload = parse_region(text, region.start, region.end, options.max_depth);
+    let mut payload = parse_region(text, region.start, region.end, options.max_depth);
+    // With a schema, prose after a repaired value may hold more candidates too
+    // (`{the} answer: {...}`): the drop of the prose is recorded up to the next one instead.
+    let next = payload
+        .tail
+        .filter(|_| options.schema.is_some())
+        .and_then(|at| {
+            let i = text.get(at..region.end)?.find(['{', '['])?;
+            let last = payload.repairs.len().checked_sub(1)?;
+            (payload.repairs.last()?.span.start == at).then(|| {
+                payload.repairs.truncate(last);
+                (at, at + i)
+            })
+        });
     found.comma_separated |= payload.comma_separated;
     found.truncated |= payload.truncated;
     found.unrecorded += payload.unrecorded;
@@ -221,45 +247,29 @@ fn read_region(
         found.spans.push((start, end));
     }
     found.fatal = payload.fatal;
-    None
+    let (at, next) = next?;
+    found.raw.dropped(RepairRule::Prose, text, at, next);
+    Some(next)
 }
 
-/// Whether `tail` holds a complete JSON object or array (one of its first few brackets starts
-/// one).
-/// The rule that drops `tail`, the text after the first value: prose is dropped safely; a
-/// second JSON value in it is data, and dropping it is choosing between values (unsafe), as
-/// for `[1] [2]`. The text path uses the same rule.
-pub(crate) fn trailing_rule(tail: &str) -> RepairRule {
-    if holds_value(tail) {
-        RepairRule::MultipleValues
-    } else {
-        RepairRule::Prose
-    }
-}
-
-fn holds_value(tail: &str) -> bool {
-    tail.match_indices(['{', '[']).take(8).any(|(i, _)| {
-        let rest = &tail[i..];
-        strict::first_value_end(rest)
-            .and_then(|end| rest.get(..end))
-            .is_some_and(|v| serde_json::from_str::<Value>(v).is_ok())
-    })
-}
-
-/// `{\"key\": \"value\"}`: a document escaped as if it sat inside a string. It is
-/// unescaped once and repaired; the repairs inside it are located at the whole document.
-fn read_escaped(body: &str, start: usize, options: &RepairOptions, found: &mut Found) {
-    let unescaped = body.replace("\\\"", "\"").replace("\\\\", "\\");
-    found
-        .raw
-        .outside(RepairRule::EscapedDocument, start, start + body.len());
-    let mut payload = parse_region(&unescaped, 0, unescaped.len(), options.max_depth);
+/// A document written escaped — as if it sat inside a string (`{\"key\": 1}`) or with
+/// its braces doubled (`{{"key": 1}}`) — at `span` of the text, read as `rewritten`, the
+/// document `rule` makes of it; the repairs inside it are located at the whole document.
+fn read_rewritten(
+    rewritten: &str,
+    rule: RepairRule,
+    (start, end): (usize, usize),
+    options: &RepairOptions,
+    found: &mut Found,
+) {
+    found.raw.outside(rule, start, end);
+    let mut payload = parse_region(rewritten, 0, rewritten.len(), options.max_depth);
     found.truncated |= payload.truncated;
-    payload.repairs.relocate(start, start + body.len());
+    payload.repairs.relocate(start, end);
     found.raw.extend(payload.repairs);
     for (v, _, _) in payload.values {
         found.values.push(v);
-        found.spans.push((start, start + body.len()));
+        found.spans.push((start, end));
     }
     found.fatal = payload.fatal;
 }

@@ -93,6 +93,36 @@ pub(crate) fn escaped_document(body: &str) -> bool {
     body.starts_with("{\\\"") || body.starts_with("[\\\"") || body.starts_with("\\\"")
 }
 
+/// `{{"key": {{"a": 1}}}}`: a document whose braces are all doubled, as a prompt template
+/// escapes them and a model copies them. The document with each pair made one brace; `None`
+/// unless `body` starts with `{{` and every brace outside double-quoted strings is doubled.
+pub(crate) fn doubled_braces(body: &str) -> Option<String> {
+    if !body.starts_with("{{") {
+        return None;
+    }
+    let b = body.as_bytes();
+    let mut out = String::with_capacity(body.len());
+    let (mut i, mut kept, mut quoted) = (0, 0, false);
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\\' if quoted => i += 1,
+            b'"' => quoted = !quoted,
+            b'{' | b'}' if !quoted => {
+                if b.get(i + 1) != Some(&c) {
+                    return None;
+                }
+                out.push_str(body.get(kept..=i)?);
+                i += 1;
+                kept = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(body.get(kept..)?);
+    Some(out)
+}
+
 /// True when a code fence opens at the first non-blank character at or after `at`.
 fn fence_follows(text: &str, at: usize) -> bool {
     text.get(at..)
@@ -467,6 +497,22 @@ impl<'a> Closers<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn doubled_braces_are_made_single() {
+        use super::doubled_braces;
+        assert_eq!(
+            doubled_braces(r#"{{"a": {{"b": "}"}}, "c": [{{}}]}}"#).as_deref(),
+            Some(r#"{"a": {"b": "}"}, "c": [{}]}"#)
+        );
+        assert_eq!(
+            doubled_braces(r#"{{"a": "x\"{"}}"#).as_deref(),
+            Some(r#"{"a": "x\"{"}"#)
+        );
+        assert_eq!(doubled_braces(r#"{{"a": {"b": 1}}}"#), None);
+        assert_eq!(doubled_braces(r#"{"a": 1}"#), None);
+        assert_eq!(doubled_braces("{{\"a\": 1"), Some("{\"a\": 1".to_owned()));
+    }
+
     use super::*;
 
     fn texts(text: &str) -> Vec<&str> {

@@ -44,6 +44,7 @@ rules! {
     MultipleValues => "extract.multiple_values", Unsafe, "Chooses or combines several top-level values.";
     BareText => "extract.bare_text", Unsafe, "Reads a one-line answer that holds no JSON as a string.";
     EscapedDocument => "extract.escaped_document", Safe, "Unescapes a document whose quotes are all backslash-escaped.";
+    DoubledBraces => "json.doubled_braces", Safe, "Makes single the braces of a document that doubles them all, as a prompt template escapes them (`{{\"a\": 1}}`).";
     InvalidUtf8 => "text.invalid_utf8", Unsafe, "Replaces bytes that are not UTF-8 with U+FFFD.";
     TrailingComma => "json.trailing_comma", Safe, "Removes a comma before a closing bracket.";
     ExtraComma => "json.extra_comma", Safe, "Removes a leading or doubled comma.";
@@ -103,8 +104,8 @@ rules! {
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";
     TextAsString => "coerce.text_as_string", Safe, "Takes the whole text, trimmed, as the string the schema wants.";
     TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number (or fraction, `1/5`) in the text or in a string value (currency sign, thousands separators, unit dropped) as the number the schema wants.";
-    TextAsList => "coerce.text_as_list", Safe, "Reads a Markdown list (`- item`, `1. item`) as the array of strings the schema wants, dropping the lines around it.";
-    CommaList => "coerce.comma_list", Unsafe, "Reads one line of comma-separated items (`foo, bar`) as the array of strings the schema wants.";
+    TextAsList => "coerce.text_as_list", Safe, "Reads a Markdown list (`- item`, `1. item`) as the array of scalars the schema wants, dropping the lines around it.";
+    CommaList => "coerce.comma_list", Unsafe, "Reads one line of comma-separated items (`foo, bar`) as the array of scalars the schema wants.";
     TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";

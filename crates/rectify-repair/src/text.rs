@@ -127,7 +127,7 @@ fn read_region(
     found: &mut Found,
 ) -> Option<()> {
     let body = text.get(region.start..region.end).unwrap_or("");
-    if crate::extract::escaped_document(body) {
+    if crate::extract::escaped_document(body) || body.starts_with("{{") {
         return None;
     }
     if let Some(used) = strict {
@@ -137,7 +137,7 @@ fn read_region(
             clean_value(text, region.start, region.start + used, options, found)?;
             if !tail.is_empty() {
                 let at = region.start + used + (rest.len() - tail.len());
-                let rule = crate::engine::trailing_rule(&text[at..region.end]);
+                let rule = crate::parser::trailing_rule(&text[at..region.end]);
                 found.raw.dropped(rule, text, at, region.end);
             }
             return Some(());

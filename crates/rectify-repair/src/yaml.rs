@@ -11,6 +11,7 @@ use rectify_core::{Diagnostic, Document, Format, Location, Repair, SpanMap};
 use rectify_parse::{Limits, read};
 use serde_json::Value;
 
+use crate::coerce::fold;
 use crate::extract::regions;
 use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
@@ -36,7 +37,8 @@ pub(crate) fn payload(text: &str, options: &RepairOptions) -> Option<(usize, usi
 /// With no format given and an object schema, an answer in which no JSON was found (the
 /// caller checks) but that reads as a
 /// YAML mapping (`name: Ada` lines, no fence) with at least one of the schema's properties
-/// among its keys. Prose with a colon (`Note: ...`) shares no key with the schema.
+/// among its keys, perhaps in another case or style (`Name: Ada`, matched as coercion matches
+/// keys). Prose with a colon (`Note: ...`) shares no key with the schema.
 pub(crate) fn unfenced_object(text: &str, options: &RepairOptions) -> Option<Repaired> {
     let schema = options.schema.as_ref()?;
     let properties = crate::coerce::object_properties(schema)?;
@@ -45,12 +47,13 @@ pub(crate) fn unfenced_object(text: &str, options: &RepairOptions) -> Option<Rep
         return None;
     }
     let out = strict(text, (0, text.len()), options)?;
+    let names: Vec<String> = properties.keys().map(|k| fold(k)).collect();
     let shares = out
         .value
         .as_ref()?
         .as_object()?
         .keys()
-        .any(|k| properties.contains_key(k));
+        .any(|k| names.contains(&fold(k)));
     shares.then_some(out)
 }
 

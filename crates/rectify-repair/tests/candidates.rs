@@ -131,3 +131,45 @@ fn several_objects_for_an_array_of_objects_are_all_kept() {
     );
     assert_eq!(out.value, Some(json!([{"name": "Ada", "age": 36}])));
 }
+
+#[test]
+fn prose_after_a_repaired_value_may_hold_the_candidate_that_fits() {
+    let text = r#"Let me think. The user wants {name}. So: {"name": "Ada", "age": 36}"#;
+    let out = repair(text, &options());
+    assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+    assert!(
+        out.repairs
+            .iter()
+            .any(|r| r.code == "extract.multiple_values")
+    );
+}
+
+#[test]
+fn a_value_dropped_after_a_repaired_one_is_an_unsafe_choice() {
+    // Without a schema the first value stands, as after a valid one; the JSON dropped after
+    // it is recorded as a choice between values (unsafe), not as prose.
+    let text = r#"{"a": 1,} and then {"b": 2}"#;
+    let refused = repair(text, &RepairOptions::default());
+    assert_eq!(refused.value, None);
+    let out = repair(text, &RepairOptions::default().with_unsafe(true));
+    assert_eq!(out.value, Some(json!({"a": 1})));
+    let dropped: Vec<&str> = out
+        .repairs
+        .iter()
+        .filter(|r| r.code == "extract.multiple_values")
+        .map(|r| r.before.as_str())
+        .collect();
+    assert_eq!(dropped, vec![r#"and then {"b": 2}"#]);
+}
+
+#[test]
+fn doubled_braces_are_a_template_escape() {
+    let text = r#"{{"name": "Ada", "age": 36, "tags": [{{"id": "{x}"}}]}}"#;
+    let out = repair(text, &RepairOptions::default());
+    assert_eq!(
+        out.value,
+        Some(json!({"name": "Ada", "age": 36, "tags": [{"id": "{x}"}]}))
+    );
+    let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+    assert_eq!(codes, vec!["json.doubled_braces"]);
+}

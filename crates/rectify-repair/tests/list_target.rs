@@ -26,12 +26,32 @@ fn a_markdown_list_is_the_array_the_schema_wants() {
 }
 
 #[test]
+fn list_items_are_read_as_the_item_schema_wants() {
+    let levels = json!({"type": "array", "items": {"enum": ["LOW", "MEDIUM", "HIGH"]}});
+    let out = repair("Priorities:\n- high\n- Low", &options(levels.clone()));
+    assert_eq!(out.value, Some(json!(["HIGH", "LOW"])));
+    assert_eq!(out.repairs.len(), 1);
+    assert_eq!(out.repairs[0].code, "coerce.text_as_list");
+    // An item that names no allowed value: no list is read.
+    assert_eq!(
+        repair("- high\n- urgent", &options(levels.clone())).value,
+        None
+    );
+    let comma = repair("low, medium", &options(levels).with_unsafe(true));
+    assert_eq!(comma.value, Some(json!(["LOW", "MEDIUM"])));
+}
+
+#[test]
 fn json_that_fits_and_other_schemas_are_left_alone() {
     let json_list = repair("[\"a\", \"b\"]", &options(strings()));
     assert_eq!(json_list.value, Some(json!(["a", "b"])));
     assert!(json_list.repairs.is_empty());
+    // Reading a number out of text is unsafe: refused unless allowed.
     let numbers = json!({"type": "array", "items": {"type": "integer"}});
-    assert_eq!(repair("- 1\n- 2", &options(numbers)).value, None);
+    assert_eq!(repair("- 1\n- 2", &options(numbers.clone())).value, None);
+    let allowed = options(numbers).with_unsafe(true);
+    assert_eq!(repair("- 1\n- 2", &allowed).value, Some(json!([1, 2])));
+    assert_eq!(repair("- 1\n- two", &allowed).value, None);
     assert_eq!(repair("- a\n- b", &RepairOptions::default()).value, None);
     let at_least_three = json!({"type": "array", "items": {"type": "string"}, "minItems": 3});
     assert_eq!(repair("- a\n- b", &options(at_least_three)).value, None);

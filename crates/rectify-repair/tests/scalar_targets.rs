@@ -98,6 +98,11 @@ fn a_number_with_thousands_separators_is_one_number() {
 #[test]
 fn a_const_matches_in_another_case() {
     assert_eq!(read("HI", json!({"const": "hi"})), Some(json!("hi")));
+    assert_eq!(read("Yes", json!({"const": true})), Some(json!(true)));
+    assert_eq!(
+        read("no", json!({"enum": [false, "maybe"]})),
+        Some(json!(false))
+    );
     let schema = json!({"type": "object", "properties": {"a": {"const": "hi"}}});
     assert_eq!(read(r#"{"a": "HI"}"#, schema), Some(json!({"a": "hi"})));
 }
@@ -249,6 +254,11 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
         "name": {"type": "string"}, "age": {"type": "integer"}}});
     assert_eq!(
         read("name: John\nage: 30", schema.clone()),
+        Some(json!({"name": "John", "age": 30}))
+    );
+    // Keys are matched as coercion matches them: in another case too.
+    assert_eq!(
+        read("Name: John\nAGE: 30", schema.clone()),
         Some(json!({"name": "John", "age": 30}))
     );
     // Prose with a colon shares no key with the schema: no payload.

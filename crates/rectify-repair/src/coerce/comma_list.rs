@@ -16,6 +16,13 @@ const MAX_ITEM: usize = 80;
 /// reads them; `None` when it is not (several lines, brackets or quotes, an empty or long
 /// item, or a sentence: it ends with `.`, `!`, `?` or `:`, or introduces: `Here: a, b`).
 pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
+    let items = items(text)?;
+    let value = Value::Array(items.into_iter().map(Value::from).collect());
+    Some(text_reading(RepairRule::CommaList, text.trim(), value))
+}
+
+/// The items of `text` when it is one line of comma-separated items (see [`read`]).
+pub(super) fn items(text: &str) -> Option<Vec<String>> {
     let line = text.trim();
     let sentence = line.ends_with(['.', '!', '?', ':']) || line.contains(": ");
     if line.is_empty() || sentence || line.contains(['\n', '{', '[', '"', '`']) {
@@ -28,8 +35,7 @@ pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
     {
         return None;
     }
-    let value = Value::Array(items.into_iter().map(Value::from).collect());
-    Some(text_reading(RepairRule::CommaList, line, value))
+    Some(items.into_iter().map(str::to_owned).collect())
 }
 
 #[cfg(test)]

@@ -1,32 +1,58 @@
-//! A list target: when the schema's root is an array of strings and the answer is a Markdown
-//! list (`- apple`, `* apple`, `1. apple`), its items are the array; the lines around the list
-//! (an introduction, a closing remark) are dropped, recorded.
+//! A list target: when the schema's root is an array of scalars (strings, numbers, booleans,
+//! enum values) and the answer is a Markdown list (`- apple`, `* apple`, `1. apple`), its
+//! items are the array, each read as the item schema wants (`- one` → `"ONE"`); the lines
+//! around the list (an introduction, a closing remark) are dropped, recorded.
 
-use rectify_core::Repair;
+use rectify_core::{Applicability, Repair};
 use serde_json::Value;
 
 use super::schema::{resolve, types};
 use super::text_reading;
 use crate::rules::RepairRule;
 
-/// The items of the Markdown list `text` holds as an array, with the repair that reads them;
-/// `None` when it holds no list line.
-pub(super) fn read(text: &str) -> Option<(Value, Repair)> {
+/// The items of the Markdown list `text` holds as the array `schema` wants, with the repair
+/// that reads them; `None` when it holds no list line or an item does not read.
+pub(super) fn read(schema: &Value, text: &str) -> Option<(Value, Repair)> {
     let items = list_items(text);
     if items.is_empty() {
         return None;
     }
-    let value = Value::Array(items.into_iter().map(Value::String).collect());
-    Some(text_reading(RepairRule::TextAsList, text.trim(), value))
+    typed(schema, RepairRule::TextAsList, text.trim(), items)
 }
 
-/// True when `schema` (at its root) wants an array whose items are strings.
+/// `items`, read out of `text` under `rule`, each read as the item schema of `schema` wants
+/// (the text of a string item as it is). The repair is unsafe when `rule` or an item's
+/// reading is; `None` when an item does not read.
+pub(super) fn typed(
+    schema: &Value,
+    rule: RepairRule,
+    text: &str,
+    items: Vec<String>,
+) -> Option<(Value, Repair)> {
+    let item_schema = resolve(schema, resolve(schema, schema).get("items")?);
+    let mut careful = false;
+    let values = items
+        .into_iter()
+        .map(|item| {
+            let (value, reading) = super::text::read(schema, item_schema, &item)?;
+            careful |= reading.applicability == Applicability::Unsafe;
+            Some(value)
+        })
+        .collect::<Option<Vec<Value>>>()?;
+    let (value, mut repair) = text_reading(rule, text, Value::Array(values));
+    if careful {
+        repair.applicability = Applicability::Unsafe;
+    }
+    Some((value, repair))
+}
+
+/// True when `schema` (at its root) wants an array whose items are scalars.
 pub(super) fn list_target(schema: &Value) -> bool {
     let root = resolve(schema, schema);
     types(root) == ["array"]
         && root
             .get("items")
-            .is_some_and(|items| types(resolve(schema, items)) == ["string"])
+            .is_some_and(|items| super::scalar_schema(schema, items, 0))
 }
 
 /// The items of the Markdown list lines of `text` (bullets `-`, `*`, `+`, `•` or numbers
@@ -59,7 +85,9 @@ fn item(line: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn list_lines_are_read_and_other_lines_dropped() {
@@ -73,12 +101,28 @@ mod tests {
     }
 
     #[test]
-    fn only_an_array_of_strings_is_a_list_target() {
-        let strings = serde_json::json!({"type": "array", "items": {"type": "string"}});
+    fn only_an_array_of_scalars_is_a_list_target() {
+        let strings = json!({"type": "array", "items": {"type": "string"}});
         assert!(list_target(&strings));
-        assert!(!list_target(&serde_json::json!({"type": "array"})));
-        assert!(!list_target(
-            &serde_json::json!({"type": "array", "items": {"type": "integer"}})
+        assert!(list_target(
+            &json!({"type": "array", "items": {"enum": ["A"]}})
         ));
+        assert!(!list_target(&json!({"type": "array"})));
+        assert!(!list_target(
+            &json!({"type": "array", "items": {"type": "object"}})
+        ));
+    }
+
+    #[test]
+    fn items_are_read_as_the_item_schema_wants() {
+        let enums = json!({"type": "array", "items": {"enum": ["ONE", "TWO"]}});
+        let (value, repair) = read(&enums, "Here:\n- one\n- TWO\n").unwrap();
+        assert_eq!(value, json!(["ONE", "TWO"]));
+        assert_eq!(repair.applicability, Applicability::Safe);
+        let numbers = json!({"type": "array", "items": {"type": "integer"}});
+        let (value, repair) = read(&numbers, "1. 12\n2. 7").unwrap();
+        assert_eq!(value, json!([12, 7]));
+        assert_eq!(repair.applicability, Applicability::Unsafe);
+        assert!(read(&enums, "- ONE\n- FOUR").is_none());
     }
 }

@@ -11,6 +11,8 @@ mod schema;
 mod shape;
 mod text;
 
+pub(crate) use enums::fold;
+
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -273,7 +275,10 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     let read = if scalar_target(schema) {
         text::read(schema, schema, text)
     } else if list::list_target(schema) {
-        list::read(text).or_else(|| comma_list::read(text))
+        list::read(schema, text).or_else(|| {
+            let items = comma_list::items(text)?;
+            list::typed(schema, RepairRule::CommaList, text.trim(), items)
+        })
     } else {
         return false;
     };

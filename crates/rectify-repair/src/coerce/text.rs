@@ -182,6 +182,10 @@ pub(super) fn enum_value(t: &str, allowed: &[Value]) -> Option<(Value, RepairRul
     if let Some(a) = allowed.iter().find(|a| fold(&name(a)) == fold(bare)) {
         return Some((a.clone(), RepairRule::EnumMatch));
     }
+    // A boolean among the values is named as a boolean is (`yes` for `const: true`).
+    if let Some((b, rule)) = boolean_from(bare).filter(|(b, _)| allowed.contains(b)) {
+        return Some((b, rule));
+    }
     let lower = t.to_lowercase();
     let prefixed: Vec<&Value> = allowed
         .iter()

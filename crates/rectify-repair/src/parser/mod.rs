@@ -24,7 +24,7 @@ pub(crate) use scalar::spaced_non_finite;
 
 pub(crate) use sink::{Sink, ValueSink};
 pub(crate) use text::TextSink;
-pub(crate) use top::{Payload, parse_region, parse_region_with};
+pub(crate) use top::{Payload, parse_region, parse_region_with, trailing_rule};
 
 use std::fmt::Write as _;
 

@@ -25,6 +25,8 @@ pub(crate) struct Payload<V = Value> {
     pub bailed: bool,
     /// The most brackets open at once in any value.
     pub deepest: usize,
+    /// Where the text dropped after the values starts (its drop is the last repair).
+    pub tail: Option<usize>,
 }
 
 /// Parses the values in `src[start..end]` into `Value`s; offsets stay relative to `src`.
@@ -51,6 +53,7 @@ pub(crate) fn parse_region_with<S: Sink>(
         truncated: false,
         bailed: false,
         deepest: 0,
+        tail: None,
     };
     let mut after_comma = false;
     loop {
@@ -82,7 +85,9 @@ pub(crate) fn parse_region_with<S: Sink>(
             Some(b'{' | b'[') => {}
             Some(_) if first || after_comma || scalar_line(&p, &out.values, at) => {}
             Some(_) => {
-                p.record(RepairRule::Prose, at, region.len(), "");
+                let tail = p.text(at, region.len());
+                p.record(trailing_rule(tail), at, region.len(), "");
+                out.tail = Some(at);
                 break;
             }
             None => break,
@@ -115,6 +120,28 @@ pub(crate) fn parse_region_with<S: Sink>(
     out.deepest = p.deepest;
     p.sink.give_buffers(p.stack, p.path);
     out
+}
+
+/// The rule that drops `tail`, the text after the first value: prose is dropped safely; a
+/// second JSON value in it is data, and dropping it is choosing between values (unsafe), as
+/// for `[1] [2]`. The text path uses the same rule.
+pub(crate) fn trailing_rule(tail: &str) -> RepairRule {
+    if holds_value(tail) {
+        RepairRule::MultipleValues
+    } else {
+        RepairRule::Prose
+    }
+}
+
+/// Whether `tail` holds a complete JSON object or array (one of its first few brackets starts
+/// one).
+fn holds_value(tail: &str) -> bool {
+    tail.match_indices(['{', '[']).take(8).any(|(i, _)| {
+        let rest = &tail[i..];
+        crate::strict::first_value_end(rest)
+            .and_then(|end| rest.get(..end))
+            .is_some_and(|v| serde_json::from_str::<Value>(v).is_ok())
+    })
 }
 
 /// True when a scalar starts a line at `at` after a line that held only a scalar: scalars
