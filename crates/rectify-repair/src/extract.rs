@@ -18,8 +18,52 @@ pub(crate) struct Region {
     pub fence: Option<String>,
 }
 
-/// The regions of `text` that hold payloads, in order.
+/// Tags of the reasoning blocks that reasoning models write before their answer.
+const REASONING_TAGS: [&str; 5] = ["think", "thinking", "reasoning", "thought", "scratchpad"];
+
+/// Where the answer in `text` starts: after the closed reasoning blocks (`<think>…</think>`,
+/// `<thinking>`, `<reasoning>`, …) that open it, 0 when none does. What such a block holds is
+/// the model thinking aloud, not the answer, even when it looks like one (`{name}`); it is
+/// dropped as prose before the payload. A block left open (cut off) is not skipped.
+pub(crate) fn answer_start(text: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let rest = text.get(at..).unwrap_or("");
+        let solid = rest.len() - rest.trim_start().len();
+        let block = &rest[solid..];
+        let Some(close) = REASONING_TAGS
+            .iter()
+            .find(|tag| {
+                block
+                    .strip_prefix('<')
+                    .and_then(|b| b.strip_prefix(**tag))
+                    .is_some_and(|b| b.starts_with('>'))
+            })
+            .map(|tag| format!("</{tag}>"))
+        else {
+            return at;
+        };
+        let Some(end) = block.find(&close) else {
+            return at;
+        };
+        at += solid + end + close.len();
+    }
+}
+
+/// The regions of `text` that hold payloads, in order; reasoning blocks that open the text
+/// hold none (see [`answer_start`]).
 pub(crate) fn regions(text: &str) -> Vec<Region> {
+    let skip = answer_start(text);
+    let mut found = regions_in(text.get(skip..).unwrap_or(""));
+    for region in &mut found {
+        region.start += skip;
+        region.end += skip;
+    }
+    found
+}
+
+/// [`regions`] of text that opens with no reasoning block.
+fn regions_in(text: &str) -> Vec<Region> {
     let Some(first) = text.find(|c: char| !c.is_whitespace()) else {
         return Vec::new();
     };
@@ -497,6 +541,17 @@ impl<'a> Closers<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn reasoning_blocks_hold_no_payload() {
+        use super::{answer_start, regions};
+        let text = "<think>The user wants {name}.</think>\n <thinking>x</thinking>{\"a\": 1}";
+        let start = text.find("{\"a").unwrap_or(0);
+        assert_eq!(answer_start(text), start);
+        assert_eq!(regions(text)[0].start, start);
+        assert_eq!(answer_start("<think>cut off {\"a\": 1}"), 0);
+        assert_eq!(answer_start("<thinker>x</thinker>{}"), 0);
+    }
+
     #[test]
     fn doubled_braces_are_made_single() {
         use super::doubled_braces;

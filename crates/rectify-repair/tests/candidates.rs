@@ -173,3 +173,36 @@ fn doubled_braces_are_a_template_escape() {
     let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
     assert_eq!(codes, vec!["json.doubled_braces"]);
 }
+
+#[test]
+fn reasoning_blocks_before_the_answer_are_prose() {
+    let text = "<think>The user wants {name} and maybe {\"name\": \"Bob\"}.</think>\n{\"name\": \"Ada\", \"age\": 36}";
+    for options in [RepairOptions::default(), options()] {
+        let out = repair(text, &options);
+        assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+        let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+        assert_eq!(codes, vec!["extract.prose"]);
+        assert!(out.repairs[0].before.starts_with("<think>"));
+    }
+    // A scalar answer after the block: read from the text after it, safely.
+    let number = RepairOptions::default().with_schema(json!({"type": "number"}));
+    let out = repair("<think>is it 7 or 8?</think>8.5", &number);
+    assert_eq!(out.value, Some(json!(8.5)));
+    let levels = RepairOptions::default().with_schema(json!({"enum": ["positive", "negative"]}));
+    let out = repair("<think>positive? no.</think> Negative", &levels);
+    assert_eq!(out.value, Some(json!("negative")));
+}
+
+#[test]
+fn a_scalar_is_not_read_out_of_an_object_found_in_the_text() {
+    let number = RepairOptions::default()
+        .with_unsafe(true)
+        .with_schema(json!({"type": "number"}));
+    let out = repair("Result:\n```json\n{\"score\": 2, \"of\": 10}\n```", &number);
+    assert_eq!(out.value, Some(json!({"score": 2, "of": 10})));
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.schema_mismatch")
+    );
+}

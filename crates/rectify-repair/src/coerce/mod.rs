@@ -269,9 +269,21 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
             .value
             .as_ref()
             .is_some_and(|v| v.is_object() || v.is_array());
-    if ((fits && !written_number) || crate::strict::is_json(text)) && !container_as_string {
+    // A number, boolean or enum value inside an object or list found in the text is a
+    // member of it, not the answer (`{"b": 2}` holds no number 2 for a number schema).
+    let container_found = !container_as_string
+        && out
+            .value
+            .as_ref()
+            .is_some_and(|v| (v.is_object() || v.is_array()) && !crate::select::is_empty(v));
+    if ((fits && !written_number) || crate::strict::is_json(text)) && !container_as_string
+        || container_found
+    {
         return false;
     }
+    // Reasoning blocks before the answer are no part of it (`<think>…</think>8.5`).
+    let skip = crate::extract::answer_start(text);
+    let (thinking, text) = text.split_at(skip);
     let read = if scalar_target(schema) {
         text::read(schema, schema, text)
     } else if list::list_target(schema) {
@@ -292,9 +304,23 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     {
         return false;
     }
+    let mut repairs = Vec::new();
+    if !thinking.trim().is_empty() {
+        let rule = RepairRule::Prose;
+        let dropped = crate::log::snippet(thinking.trim());
+        let applicability = rule.applicability();
+        repairs.push(Repair::new(
+            rule.code(),
+            Location::root(),
+            dropped,
+            "",
+            applicability,
+        ));
+    }
+    repairs.push(repair);
     *out = Repaired {
         value: Some(value),
-        repairs: vec![repair],
+        repairs,
         format: out.format,
         ..Repaired::default()
     };
