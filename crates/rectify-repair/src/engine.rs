@@ -392,15 +392,32 @@ pub(crate) fn too_deep(max: usize) -> Diagnostic {
 
 /// One value out of the candidates (see [`choose`]); a choice among several candidates is
 /// the unsafe repair `extract.multiple_values`. With a schema, the candidate that fits best
-/// stands; several fitting equally well is a warning.
+/// stands; several fitting equally well is a warning. When the schema alone decided (what
+/// stands fits, and no candidate left out does), the choice is the safe
+/// `extract.schema_choice`.
 fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Repaired) -> Value {
     if found.values.len() == 1 {
         return found.values.pop().unwrap_or(Value::Null);
     }
-    let choice = choice(found, options, out);
+    let (choice, decided) = choice(found, options, out);
+    let rule = if decided {
+        RepairRule::SchemaChoice
+    } else {
+        RepairRule::MultipleValues
+    };
     let values = &found.values;
+    if decided {
+        // What the value never used needs no permission: a left-out candidate's own repairs
+        // give way to the record of its drop.
+        for (i, &(start, end)) in found.spans.iter().enumerate() {
+            if !choice.keeps(i) {
+                found.raw.forget_within(start, end);
+            }
+        }
+    }
     record_choice(
         &mut found.raw,
+        rule,
         text,
         &found.spans,
         |i| choice.keeps(i),
@@ -416,12 +433,13 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
     }
 }
 
-/// Which candidates stand: the one that fits the schema best, or as [`choose`] decides.
-/// Values written as a list (separated by commas or one per line), and any candidates when
-/// the schema wants an array, are a candidate together too, first, so that the whole list
-/// wins a tie with one of its items: `"a, b",c,d` for an array of strings keeps all three,
-/// and two objects in prose (or two fences) for an array of objects keep both.
-fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice {
+/// Which candidates stand — the one that fits the schema best, or as [`choose`] decides —
+/// and whether the schema alone decided (see [`combine`]). Values written as a list
+/// (separated by commas or one per line), and any candidates when the schema wants an
+/// array, are a candidate together too, first, so that the whole list wins a tie with one
+/// of its items: `"a, b",c,d` for an array of strings keeps all three, and two objects in
+/// prose (or two fences) for an array of objects keep both.
+fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> (Choice, bool) {
     let all = || Choice::List((0..found.values.len()).collect());
     let as_list =
         found.comma_separated || options.schema.as_ref().is_some_and(coerce::array_target);
@@ -429,22 +447,40 @@ fn choice(found: &Found, options: &RepairOptions, out: &mut Repaired) -> Choice 
         let mut candidates = Vec::with_capacity(found.values.len() + 1);
         candidates.push(Value::Array(found.values.clone()));
         candidates.extend(found.values.iter().cloned());
-        if let Some((i, tied)) = coerce::best_candidate(&candidates, options) {
-            return if i == 0 {
-                all()
-            } else {
-                ambiguous(out, tied);
-                Choice::One(i - 1)
-            };
+        if let Some(scores) = coerce::candidate_scores(&candidates, options)
+            && let Some((i, tied)) = coerce::best_candidate(&scores)
+        {
+            if i == 0 {
+                return (all(), scores[0].0 == 0);
+            }
+            ambiguous(out, tied);
+            let decided = only_fit(&scores[1..], i - 1, &found.values);
+            return (Choice::One(i - 1), decided);
         }
     }
-    if options.schema.is_some()
-        && let Some((i, tied)) = coerce::best_candidate(&found.values, options)
+    if let Some(scores) = coerce::candidate_scores(&found.values, options)
+        && let Some((i, tied)) = coerce::best_candidate(&scores)
     {
         ambiguous(out, tied);
-        return Choice::One(i);
+        return (Choice::One(i), only_fit(&scores, i, &found.values));
     }
-    choose(&found.values, found.comma_separated)
+    (choose(&found.values, found.comma_separated), false)
+}
+
+/// True when candidate `i` fits the schema (`scores` from [`coerce::candidate_scores`]) and
+/// every other candidate that carries something does not.
+fn only_fit(scores: &[(usize, usize)], i: usize, values: &[Value]) -> bool {
+    scores
+        .iter()
+        .zip(values)
+        .enumerate()
+        .all(|(j, (&(errors, _), v))| {
+            if j == i {
+                errors == 0
+            } else {
+                errors > 0 || is_empty(v)
+            }
+        })
 }
 
 /// Warns that several candidates fit the schema equally well, when `tied`.

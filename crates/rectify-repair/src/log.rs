@@ -116,6 +116,13 @@ impl Log {
         }
     }
 
+    /// Forgets the repairs made inside `start..end`: a candidate left out whole, whose drop
+    /// is recorded with its text instead.
+    pub fn forget_within(&mut self, start: usize, end: usize) {
+        self.entries
+            .retain(|r| !(start <= r.span.start && r.span.start < end && r.span.end <= end));
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -42,6 +42,7 @@ rules! {
     CodeFence => "extract.code_fence", Safe, "Takes the payload out of a Markdown code fence.";
     Prose => "extract.prose", Safe, "Drops prose before or after the payload.";
     MultipleValues => "extract.multiple_values", Unsafe, "Chooses or combines several top-level values.";
+    SchemaChoice => "extract.schema_choice", Safe, "Keeps the only one of several candidates that fits the schema (or all of them, as the array it wants), dropping the others with their text.";
     BareText => "extract.bare_text", Unsafe, "Reads a one-line answer that holds no JSON as a string.";
     EscapedDocument => "extract.escaped_document", Safe, "Unescapes a document whose quotes are all backslash-escaped.";
     DoubledBraces => "json.doubled_braces", Safe, "Makes single the braces of a document that doubles them all, as a prompt template escapes them (`{{\"a\": 1}}`).";

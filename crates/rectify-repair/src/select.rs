@@ -26,11 +26,13 @@ impl Choice {
     }
 }
 
-/// Records `extract.multiple_values` for a choice among the candidates of `text` at
-/// `spans`: once for the whole text when no candidate that carries something is left out,
-/// otherwise once for each such candidate, with its text as the snippet.
+/// Records `rule` (`extract.multiple_values`, or `extract.schema_choice` when the schema
+/// alone decided) for a choice among the candidates of `text` at `spans`: once for the whole
+/// text when no candidate that carries something is left out, otherwise once for each such
+/// candidate, with its text as the snippet.
 pub(crate) fn record_choice(
     log: &mut Log,
+    rule: RepairRule,
     text: &str,
     spans: &[(usize, usize)],
     kept: impl Fn(usize) -> bool,
@@ -39,12 +41,12 @@ pub(crate) fn record_choice(
     let mut dropped = false;
     for (i, &(start, end)) in spans.iter().enumerate() {
         if !kept(i) && !empty(i) {
-            log.dropped(RepairRule::MultipleValues, text, start, end);
+            log.dropped(rule, text, start, end);
             dropped = true;
         }
     }
     if !dropped {
-        log.outside(RepairRule::MultipleValues, 0, 0);
+        log.outside(rule, 0, 0);
     }
 }
 

@@ -222,6 +222,7 @@ fn finish(text: &str, options: &RepairOptions, mut found: Found) -> RepairedText
         let choice = choose_texts(&texts, found.comma_separated);
         record_choice(
             &mut found.raw,
+            RepairRule::MultipleValues,
             text,
             &found.spans,
             |i| choice.keeps(i),

@@ -21,18 +21,45 @@ fn options() -> RepairOptions {
         .with_schema(person())
 }
 
+/// When only one candidate fits, the schema decided: the choice is the safe
+/// `extract.schema_choice`, applied without permission, and the candidate left out is
+/// recorded with its text.
 #[test]
 fn prose_with_two_objects_gives_the_one_that_fits() {
     let text = r#"Here is one {"a": 1} and the answer {"name": "Ada", "age": 36} hope it helps"#;
+    let safe_only = RepairOptions::default().with_schema(person());
+    for options in [options(), safe_only] {
+        let out = repair(text, &options);
+        assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+        let left_out: Vec<&str> = out
+            .repairs
+            .iter()
+            .filter(|r| r.code == "extract.schema_choice")
+            .map(|r| r.before.as_str())
+            .collect();
+        assert_eq!(left_out, vec![r#"{"a": 1}"#]);
+    }
+}
+
+/// Two candidates that both fit: the first stands, but choosing is not the schema's doing
+/// (`extract.multiple_values`, unsafe, with a warning).
+#[test]
+fn two_fitting_candidates_are_an_unsafe_choice() {
+    let text = r#"{"name": "Ada", "age": 36} or {"name": "Bo", "age": 7}"#;
+    let refused = repair(text, &RepairOptions::default().with_schema(person()));
+    assert_eq!(refused.value, None);
     let out = repair(text, &options());
     assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
-    let left_out: Vec<&str> = out
-        .repairs
-        .iter()
-        .filter(|r| r.code == "extract.multiple_values")
-        .map(|r| r.before.as_str())
-        .collect();
-    assert_eq!(left_out, vec![r#"{"a": 1}"#]);
+    assert!(
+        out.repairs
+            .iter()
+            .any(|r| r.code == "extract.multiple_values")
+    );
+    assert!(
+        out.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.ambiguous_candidates")
+    );
 }
 
 #[test]
@@ -121,7 +148,7 @@ fn several_objects_for_an_array_of_objects_are_all_kept() {
         assert!(
             out.repairs
                 .iter()
-                .any(|r| r.code == "extract.multiple_values")
+                .any(|r| r.code == "extract.schema_choice")
         );
     }
     // An example that does not fit next to the answer's array: the array stands.
@@ -135,12 +162,14 @@ fn several_objects_for_an_array_of_objects_are_all_kept() {
 #[test]
 fn prose_after_a_repaired_value_may_hold_the_candidate_that_fits() {
     let text = r#"Let me think. The user wants {name}. So: {"name": "Ada", "age": 36}"#;
-    let out = repair(text, &options());
+    // The repairs inside the candidate left out (an unsafe `json.stray_text`) give way to
+    // the record of its drop: no permission is needed.
+    let out = repair(text, &RepairOptions::default().with_schema(person()));
     assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
-    assert!(
-        out.repairs
-            .iter()
-            .any(|r| r.code == "extract.multiple_values")
+    let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        vec!["extract.prose", "extract.prose", "extract.schema_choice"]
     );
 }
 

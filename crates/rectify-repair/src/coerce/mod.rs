@@ -383,12 +383,15 @@ pub(crate) fn array_target(schema: &Value) -> bool {
     types(resolve(schema, schema)) == ["array"]
 }
 
-/// The index of the candidate that fits `schema` best after coercion (fewest errors, then
-/// fewest coercions), and whether several that fit are tied.
-pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Option<(usize, bool)> {
+/// How well each candidate fits `schema` after coercion: the errors left, then the
+/// coercions made (fewer is better in both).
+pub(crate) fn candidate_scores(
+    values: &[Value],
+    options: &RepairOptions,
+) -> Option<Vec<(usize, usize)>> {
     let schema = options.schema.as_ref()?;
     let validator = options.validator()?.ok()?;
-    let scores: Vec<(usize, usize)> = values
+    let scores = values
         .iter()
         .map(|v| {
             let mut c = Coercer::new(schema, HashSet::new(), options.allow_unsafe);
@@ -396,6 +399,12 @@ pub(crate) fn best_candidate(values: &[Value], options: &RepairOptions) -> Optio
             (validator.iter_errors(&coerced).count(), c.repairs.len())
         })
         .collect();
+    Some(scores)
+}
+
+/// The index of the best of `scores` (see [`candidate_scores`]), and whether several that
+/// fit are tied.
+pub(crate) fn best_candidate(scores: &[(usize, usize)]) -> Option<(usize, bool)> {
     let best = *scores.iter().min()?;
     let first = scores.iter().position(|&s| s == best)?;
     let tied = scores.iter().filter(|&&s| s == best).count() > 1;
