@@ -390,6 +390,21 @@ fn solid_at(b: &[u8], at: usize) -> Option<u8> {
         .find(|c| !c.is_ascii_whitespace())
 }
 
+/// The content of the one code fence that is the whole of `text` (blank lines around it
+/// aside): `None` when there is none, several, or text outside it.
+pub(crate) fn lone_fence(text: &str) -> Option<&str> {
+    let t = text.trim();
+    if !t.starts_with("```") {
+        return None;
+    }
+    let [region] = fences(t).try_into().ok()?;
+    let before = t.get(..region.start)?;
+    let after = t.get(region.end..)?.trim();
+    let opening_line = !before.trim_end().contains('\n');
+    (opening_line && (after.is_empty() || after == "```"))
+        .then(|| t.get(region.start..region.end))?
+}
+
 /// Every non-empty code fence, in order; an unclosed fence runs to the end of the text.
 fn fences(text: &str) -> Vec<Region> {
     let b = text.as_bytes();
@@ -541,6 +556,19 @@ impl<'a> Closers<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_lone_fence_is_its_content() {
+        use super::lone_fence;
+        assert_eq!(
+            lone_fence("\n```python\nprint(1)\n```\n").map(str::trim),
+            Some("print(1)")
+        );
+        assert_eq!(lone_fence("```\ntext").map(str::trim), Some("text"));
+        assert_eq!(lone_fence("Code:\n```\nx\n```"), None);
+        assert_eq!(lone_fence("```\nx\n```\nmore"), None);
+        assert_eq!(lone_fence("```\nx\n```\n```\ny\n```"), None);
+    }
+
     #[test]
     fn reasoning_blocks_hold_no_payload() {
         use super::{answer_start, regions};

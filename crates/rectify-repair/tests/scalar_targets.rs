@@ -76,7 +76,36 @@ fn booleans_and_strings() {
     assert_eq!(read("not true, but false", boolean), None);
     let string = json!({"type": "string"});
     assert_eq!(read("  Paris  ", string.clone()), Some(json!("Paris")));
-    assert_eq!(read("\"Paris\"", string), Some(json!("Paris")));
+    assert_eq!(read("\"Paris\"", string.clone()), Some(json!("Paris")));
+}
+
+#[test]
+fn a_string_answer_in_a_code_fence_is_the_code() {
+    let string = json!({"type": "string"});
+    let safe = RepairOptions::default().with_schema(string.clone());
+    // Not a call wrapper around "hi", as the JSON repair would read it.
+    let out = repair("```python\nprint(\"hi\")\n```\n", &safe);
+    assert_eq!(out.value, Some(json!("print(\"hi\")")));
+    assert_eq!(out.repairs[0].code, "extract.code_fence");
+    // A fence holding a JSON string holds that string.
+    assert_eq!(
+        read("```json\n\"hello\"\n```", string),
+        Some(json!("hello"))
+    );
+}
+
+#[test]
+fn emphasis_and_a_closing_stop_are_no_part_of_a_number() {
+    let schema = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+    let safe = RepairOptions::default().with_schema(schema);
+    for (text, n) in [
+        (r#"{"n": "**36**"}"#, json!(36)),
+        (r#"{"n": "12.5."}"#, json!(12.5)),
+    ] {
+        let out = repair(text, &safe);
+        assert_eq!(out.value, Some(json!({"n": n})), "{text}");
+        assert_eq!(out.repairs[0].code, "coerce.string_to_number");
+    }
 }
 
 #[test]

@@ -254,37 +254,22 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     let Some(schema) = options.schema.as_ref() else {
         return false;
     };
-    let fits = out.value.is_some()
-        && !out
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "repair.schema_mismatch");
-    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits. A number
-    // written with thousands separators (`1,234.5`) is one number, not the candidates `1`
-    // and `234.5`, even though the first fits.
-    let written_number = scalar_target(schema) && text::thousands_separated(text);
-    // For a string, an object or list written as the answer is the answer's text.
-    let container_as_string = string_target(schema)
-        && out
-            .value
-            .as_ref()
-            .is_some_and(|v| v.is_object() || v.is_array());
-    // A number, boolean or enum value inside an object or list found in the text is a
-    // member of it, not the answer (`{"b": 2}` holds no number 2 for a number schema).
-    let container_found = !container_as_string
-        && out
-            .value
-            .as_ref()
-            .is_some_and(|v| (v.is_object() || v.is_array()) && !crate::select::is_empty(v));
-    if ((fits && !written_number) || crate::strict::is_json(text)) && !container_as_string
-        || container_found
-    {
-        return false;
-    }
     // Reasoning blocks before the answer are no part of it (`<think>…</think>8.5`).
     let skip = crate::extract::answer_start(text);
-    let (thinking, text) = text.split_at(skip);
-    let read = if scalar_target(schema) {
+    let (thinking, answer) = text.split_at(skip);
+    // A string answer in a code fence is the fence's content (code, not a document to
+    // repair), unless the fence holds a JSON string.
+    let fenced = string_target(schema)
+        .then(|| crate::extract::lone_fence(answer))
+        .flatten()
+        .filter(|content| serde_json::from_str::<String>(content.trim()).is_err());
+    if fenced.is_none() && !reads_text(out, text, schema) {
+        return false;
+    }
+    let text = answer;
+    let read = if let Some(content) = fenced {
+        text::read(schema, schema, content)
+    } else if scalar_target(schema) {
         text::read(schema, schema, text)
     } else if list::list_target(schema) {
         list::read(schema, text).or_else(|| {
@@ -304,18 +289,22 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     {
         return false;
     }
-    let mut repairs = Vec::new();
-    if !thinking.trim().is_empty() {
-        let rule = RepairRule::Prose;
-        let dropped = crate::log::snippet(thinking.trim());
-        let applicability = rule.applicability();
-        repairs.push(Repair::new(
+    let around = |rule: RepairRule, before: &str| {
+        let before = crate::log::snippet(before.trim());
+        Repair::new(
             rule.code(),
             Location::root(),
-            dropped,
+            before,
             "",
-            applicability,
-        ));
+            rule.applicability(),
+        )
+    };
+    let mut repairs = Vec::new();
+    if !thinking.trim().is_empty() {
+        repairs.push(around(RepairRule::Prose, thinking));
+    }
+    if fenced.is_some() {
+        repairs.push(around(RepairRule::CodeFence, ""));
     }
     repairs.push(repair);
     *out = Repaired {
@@ -325,6 +314,31 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
         ..Repaired::default()
     };
     true
+}
+
+/// Whether the text itself is read for `schema`, given what the JSON repair found (`out`):
+/// when that does not fit, is no JSON, or is an object or list where a string is wanted.
+fn reads_text(out: &Repaired, text: &str, schema: &Value) -> bool {
+    let fits = out.value.is_some()
+        && !out
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "repair.schema_mismatch");
+    // Valid JSON is read as JSON: coercion, not the text, decides whether it fits. A number
+    // written with thousands separators (`1,234.5`) is one number, not the candidates `1`
+    // and `234.5`, even though the first fits.
+    let written_number = scalar_target(schema) && text::thousands_separated(text);
+    let container = out.value.as_ref().filter(|v| v.is_object() || v.is_array());
+    // For a string, an object or list written as the answer is the answer's text.
+    if string_target(schema) && container.is_some() {
+        return true;
+    }
+    // A number, boolean or enum value inside an object or list found in the text is a
+    // member of it, not the answer (`{"b": 2}` holds no number 2 for a number schema).
+    if container.is_some_and(|v| !crate::select::is_empty(v)) {
+        return false;
+    }
+    !((fits && !written_number) || crate::strict::is_json(text))
 }
 
 /// True when `schema` (at its root) wants a string and nothing else.

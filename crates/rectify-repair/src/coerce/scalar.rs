@@ -18,7 +18,11 @@ impl Coercer<'_> {
             }
             Value::String(s) if wants("integer") || wants("number") => {
                 let integer = wants("integer") && !wants("number");
-                match number_from(s.trim(), integer) {
+                // `"36"`, and `"**36**"` or `"12.5."`: emphasis and a closing stop are no
+                // part of the number.
+                let plain = number_from(s.trim(), integer)
+                    .or_else(|| number_from(super::text::bare(s.trim()), integer));
+                match plain {
                     Some(n) => (n, RepairRule::NumberFromString),
                     // `"587 EUR"`, `"$1,250.00"`, `"1/2"`: the only number in the text,
                     // unsafely; `"2.5"` for an integer, rounded.
