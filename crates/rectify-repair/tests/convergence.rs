@@ -168,6 +168,60 @@ proptest! {
     }
 }
 
+/// `text` with every brace outside strings doubled, as a prompt template escapes them.
+fn doubled(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let (mut quoted, mut escaped) = (false, false);
+    for c in text.chars() {
+        out.push(c);
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '{' | '}' if !quoted => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+proptest! {
+    /// `json.doubled_braces`: an object whose braces are all doubled comes back as the
+    /// object, with that one repair, on both paths.
+    #[test]
+    fn doubled_braces_give_back_the_document(v in json_value(), pretty in any::<bool>()) {
+        let v = serde_json::json!({"answer": v});
+        let text = if pretty { serde_json::to_string_pretty(&v).unwrap() } else { v.to_string() };
+        let expected: Value = serde_json::from_str(&text).unwrap();
+        let input = doubled(&text);
+        let out = repair(&input, &RepairOptions::default());
+        prop_assert_eq!(out.value, Some(expected), "{}", input);
+        let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+        prop_assert_eq!(codes, vec!["json.doubled_braces"]);
+        let text_path = repair_to_json(&input, &RepairOptions::default());
+        prop_assert_eq!(text_path.repairs, out.repairs);
+    }
+
+    /// Reasoning blocks before the answer hold no payload, whatever they hold: the answer
+    /// after them comes back as it is, with only the block dropped as prose.
+    #[test]
+    fn reasoning_blocks_are_dropped_whatever_they_hold(
+        v in json_value(),
+        thought in "[ -~\n]{0,60}",
+        tag in prop::sample::select(vec!["think", "thinking", "reasoning"]),
+    ) {
+        prop_assume!(!thought.contains("</"));
+        let v = serde_json::json!({"answer": v});
+        let answer = v.to_string();
+        let input = format!("<{tag}>{thought}</{tag}>\n{answer}");
+        let out = repair(&input, &RepairOptions::default());
+        let expected: Value = serde_json::from_str(&answer).unwrap();
+        prop_assert_eq!(out.value, Some(expected), "{}", input);
+        let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+        prop_assert_eq!(codes, vec!["extract.prose"]);
+    }
+}
+
 /// Found by the property above in CI: a closed object followed by more members.
 #[test]
 fn closed_object_followed_by_members_agrees() {
