@@ -66,6 +66,12 @@ impl<S: Sink> Parser<'_, '_, S> {
                     }
                 }
                 Some(b',') => self.stray_comma(b'}'),
+                // `{"a": 1, ...}`: a placeholder for members left out, as in a list.
+                Some(b'.') if self.b.get(at..at + 3) == Some(b"...") => {
+                    self.pos += 3;
+                    self.record(RepairRule::Ellipsis, at, self.pos, "");
+                    self.after_member();
+                }
                 Some(b':') => {
                     self.pos += 1;
                     self.record(RepairRule::StrayText, at, at + 1, "");
