@@ -99,6 +99,7 @@ rules! {
     RoundToInteger => "coerce.round_to_integer", Unsafe, "Rounds a number with a fraction (`2.5`, `\"2.5\"`) to the integer the schema wants.";
     WrapArray => "coerce.wrap_array", Safe, "Wraps a single value into the one-element array the schema wants.";
     UnwrapArray => "coerce.unwrap_array", Safe, "Takes the only element of an array where the schema wants a scalar, an enum value or an object.";
+    WrapObject => "coerce.wrap_object", Unsafe, "Puts a value given alone into the one property of the object the schema wants (`42` for `{\"value\": 42}`).";
     UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties, or the value inside one (`{\"answer\": \"TWO\"}`, `{\"tags\": [...]}`) where it wants a scalar or an array.";
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";

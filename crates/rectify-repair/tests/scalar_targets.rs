@@ -442,3 +442,44 @@ fn unsafe_readings_need_permission() {
     assert!(out.diagnostics.iter().any(|d| d.code == "repair.unsafe"));
     assert_eq!(out.repairs[0].code, "coerce.text_as_enum");
 }
+
+#[test]
+fn a_value_alone_goes_into_the_one_property_wanted() {
+    let answer = json!({"type": "object", "properties": {"answer": {"type": "string"}},
+        "required": ["answer"]});
+    let items = json!({"type": "object", "properties": {
+        "items": {"type": "array", "items": {"type": "string"}}}});
+    let value = json!({"type": "object", "properties": {"value": {"type": "integer"}}});
+    assert_eq!(
+        read("\"Hello\"", answer.clone()),
+        Some(json!({"answer": "Hello"}))
+    );
+    assert_eq!(
+        read("Hello world", answer.clone()),
+        Some(json!({"answer": "Hello world"}))
+    );
+    assert_eq!(
+        read("[\"a\", \"b\"]", items.clone()),
+        Some(json!({"items": ["a", "b"]}))
+    );
+    assert_eq!(
+        read("- a\n- b", items.clone()),
+        Some(json!({"items": ["a", "b"]}))
+    );
+    assert_eq!(read("42", value.clone()), Some(json!({"value": 42})));
+    // Unsafe: the key is the schema's guess, not the model's.
+    let refused = repair("42", &RepairOptions::default().with_schema(value.clone()));
+    assert_eq!(refused.value, None);
+    // A value the property does not take, an object, or a schema of several properties:
+    // nothing is wrapped.
+    assert!(!fits("[1, 2]", value.clone()));
+    let object = json!({"type": "object", "properties": {"key": {"type": "string"}}});
+    assert!(!fits(r#"["a", "b"]"#, object));
+    assert_eq!(
+        read("{\"other\": 1}", value).map(|v| v["value"].clone()),
+        Some(Value::Null)
+    );
+    let two = json!({"type": "object", "properties": {"a": {"type": "integer"},
+        "b": {"type": "integer"}}, "required": ["a", "b"]});
+    assert!(!fits("42", two));
+}

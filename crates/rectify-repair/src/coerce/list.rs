@@ -10,31 +10,33 @@ use super::schema::{resolve, types};
 use super::text_reading;
 use crate::rules::RepairRule;
 
-/// The items of the Markdown list `text` holds as the array `schema` wants, with the repair
-/// that reads them; `None` when it holds no list line or an item does not read.
-pub(super) fn read(schema: &Value, text: &str) -> Option<(Value, Repair)> {
+/// The items of the Markdown list `text` holds as the array `schema` (resolved in `root`)
+/// wants, with the repair that reads them; `None` when it holds no list line or an item does
+/// not read.
+pub(super) fn read(root: &Value, schema: &Value, text: &str) -> Option<(Value, Repair)> {
     let items = list_items(text);
     if items.is_empty() {
         return None;
     }
-    typed(schema, RepairRule::TextAsList, text.trim(), items)
+    typed(root, schema, RepairRule::TextAsList, text.trim(), items)
 }
 
-/// `items`, read out of `text` under `rule`, each read as the item schema of `schema` wants
-/// (the text of a string item as it is). The repair is unsafe when `rule` or an item's
-/// reading is; `None` when an item does not read.
+/// `items`, read out of `text` under `rule`, each read as the item schema of `schema`
+/// (resolved in `root`) wants (the text of a string item as it is). The repair is unsafe
+/// when `rule` or an item's reading is; `None` when an item does not read.
 pub(super) fn typed(
+    root: &Value,
     schema: &Value,
     rule: RepairRule,
     text: &str,
     items: Vec<String>,
 ) -> Option<(Value, Repair)> {
-    let item_schema = resolve(schema, resolve(schema, schema).get("items")?);
+    let item_schema = resolve(root, resolve(root, schema).get("items")?);
     let mut careful = false;
     let values = items
         .into_iter()
         .map(|item| {
-            let (value, reading) = super::text::read(schema, item_schema, &item)?;
+            let (value, reading) = super::text::read(root, item_schema, &item)?;
             careful |= reading.applicability == Applicability::Unsafe;
             Some(value)
         })
@@ -46,13 +48,13 @@ pub(super) fn typed(
     Some((value, repair))
 }
 
-/// True when `schema` (at its root) wants an array whose items are scalars.
-pub(super) fn list_target(schema: &Value) -> bool {
-    let root = resolve(schema, schema);
-    types(root) == ["array"]
-        && root
+/// True when `schema` (resolved in `root`) wants an array whose items are scalars.
+pub(super) fn list_target(root: &Value, schema: &Value) -> bool {
+    let schema = resolve(root, schema);
+    types(schema) == ["array"]
+        && schema
             .get("items")
-            .is_some_and(|items| super::scalar_schema(schema, items, 0))
+            .is_some_and(|items| super::scalar_schema(root, items, 0))
 }
 
 /// The items of the Markdown list lines of `text` (bullets `-`, `*`, `+`, `•` or numbers
@@ -103,26 +105,25 @@ mod tests {
     #[test]
     fn only_an_array_of_scalars_is_a_list_target() {
         let strings = json!({"type": "array", "items": {"type": "string"}});
-        assert!(list_target(&strings));
-        assert!(list_target(
-            &json!({"type": "array", "items": {"enum": ["A"]}})
-        ));
-        assert!(!list_target(&json!({"type": "array"})));
-        assert!(!list_target(
-            &json!({"type": "array", "items": {"type": "object"}})
+        assert!(list_target(&strings, &strings));
+        let target = |schema: Value| list_target(&schema, &schema);
+        assert!(target(json!({"type": "array", "items": {"enum": ["A"]}})));
+        assert!(!target(json!({"type": "array"})));
+        assert!(!target(
+            json!({"type": "array", "items": {"type": "object"}})
         ));
     }
 
     #[test]
     fn items_are_read_as_the_item_schema_wants() {
         let enums = json!({"type": "array", "items": {"enum": ["ONE", "TWO"]}});
-        let (value, repair) = read(&enums, "Here:\n- one\n- TWO\n").unwrap();
+        let (value, repair) = read(&enums, &enums, "Here:\n- one\n- TWO\n").unwrap();
         assert_eq!(value, json!(["ONE", "TWO"]));
         assert_eq!(repair.applicability, Applicability::Safe);
         let numbers = json!({"type": "array", "items": {"type": "integer"}});
-        let (value, repair) = read(&numbers, "1. 12\n2. 7").unwrap();
+        let (value, repair) = read(&numbers, &numbers, "1. 12\n2. 7").unwrap();
         assert_eq!(value, json!([12, 7]));
         assert_eq!(repair.applicability, Applicability::Unsafe);
-        assert!(read(&enums, "- ONE\n- FOUR").is_none());
+        assert!(read(&enums, &enums, "- ONE\n- FOUR").is_none());
     }
 }

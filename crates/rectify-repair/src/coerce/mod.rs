@@ -149,6 +149,11 @@ impl<'a> Coercer<'a> {
         {
             return self.wrap(v, pointer);
         }
+        if types == ["object"]
+            && let Some(out) = self.wrap_member(&v, schema, pointer)
+        {
+            return out;
+        }
         v
     }
 
@@ -267,19 +272,11 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
         return false;
     }
     let text = answer;
-    let read = if let Some(content) = fenced {
-        text::read(schema, schema, content)
-    } else if scalar_target(schema) {
-        text::read(schema, schema, text)
-    } else if list::list_target(schema) {
-        list::read(schema, text).or_else(|| {
-            let items = comma_list::items(text)?;
-            list::typed(schema, RepairRule::CommaList, text.trim(), items)
-        })
-    } else {
-        return false;
+    let read = match fenced {
+        Some(content) => text::read(schema, schema, content).map(|(v, r)| (v, vec![r])),
+        None => read_text(schema, schema, text, true),
     };
-    let Some((value, repair)) = read else {
+    let Some((value, reading)) = read else {
         return false;
     };
     if !options
@@ -306,7 +303,7 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
     if fenced.is_some() {
         repairs.push(around(RepairRule::CodeFence, ""));
     }
-    repairs.push(repair);
+    repairs.extend(reading);
     *out = Repaired {
         value: Some(value),
         repairs,
@@ -314,6 +311,38 @@ pub(crate) fn text_as_root(out: &mut Repaired, text: &str, options: &RepairOptio
         ..Repaired::default()
     };
     true
+}
+
+/// The value `text` stands for under `schema` (resolved in `root`), with the repairs that
+/// read it: a scalar ([`text::read`]), a list ([`list::read`], [`comma_list::read`]), or,
+/// where `wrap` allows, an object of one property whose value the text is
+/// (`coerce.wrap_object`).
+fn read_text(root: &Value, schema: &Value, text: &str, wrap: bool) -> Option<(Value, Vec<Repair>)> {
+    if scalar_schema(root, schema, 0) {
+        return text::read(root, schema, text).map(|(v, r)| (v, vec![r]));
+    }
+    if list::list_target(root, schema) {
+        return list::read(root, schema, text)
+            .or_else(|| {
+                let items = comma_list::items(text)?;
+                list::typed(root, schema, RepairRule::CommaList, text.trim(), items)
+            })
+            .map(|(v, r)| (v, vec![r]));
+    }
+    let (key, property) = shape::single_property(resolve(root, schema)).filter(|_| wrap)?;
+    let (inner, mut repairs) = read_text(root, property, text, false)?;
+    let before = truncate_received(&inner);
+    let wrapped = Value::Object(serde_json::Map::from_iter([(key.to_owned(), inner)]));
+    let rule = RepairRule::WrapObject;
+    let after = truncate_received(&wrapped);
+    repairs.push(Repair::new(
+        rule.code(),
+        Location::root(),
+        before,
+        after,
+        rule.applicability(),
+    ));
+    Some((wrapped, repairs))
 }
 
 /// Whether the text itself is read for `schema`, given what the JSON repair found (`out`):

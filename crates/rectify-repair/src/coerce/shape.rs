@@ -1,15 +1,15 @@
 //! Shape coercions: JSON text inside a string where the schema wants an object or array, a
 //! comma-separated string where it wants a list of numbers or enum values, a single value
 //! where it wants an array, a one-element array where it wants a scalar or an object, a
-//! one-member wrapper around the value it wants, and a value for a member whose value was
-//! missing.
+//! one-member wrapper around the value it wants (and the value alone where it wants that
+//! wrapper), and a value for a member whose value was missing.
 
 use serde_json::Value;
 
 use rectify_core::truncate_received as truncate;
 
 use super::Coercer;
-use super::schema::{has_type, type_of};
+use super::schema::{has_type, type_of, types};
 use crate::rules::RepairRule;
 
 impl Coercer<'_> {
@@ -87,6 +87,39 @@ impl Coercer<'_> {
         }
         self.record(RepairRule::UnwrapArray, pointer, v, only);
         Some(only.clone())
+    }
+
+    /// `42` → `{"value": 42}` where the schema's root wants an object of one property and
+    /// `v` (no object) fits that property: a model that answered with the value alone. The
+    /// key is the schema's (recorded, unsafe). Inside the answer, such a value is a mismatch
+    /// to report, not an answer to reshape.
+    pub(super) fn wrap_member(
+        &mut self,
+        v: &Value,
+        schema: &Value,
+        pointer: &str,
+    ) -> Option<Value> {
+        if v.is_object() || v.is_null() || !pointer.is_empty() {
+            return None;
+        }
+        let (key, property) = single_property(schema)?;
+        // A list goes into a list property, a scalar into a scalar one: never a list turned
+        // into text, nor a value wrapped twice.
+        let wants_list = types(super::schema::resolve(self.root, property)) == ["array"];
+        if v.is_array() != wants_list
+            || !(v.is_array() || super::scalar_schema(self.root, property, 0))
+        {
+            return None;
+        }
+        let mut child = pointer.to_owned();
+        rectify_core::push_pointer(&mut child, key);
+        let out = self.trial().coerce(v.clone(), property, &child);
+        if !super::schema::fits(self.root, property, &out, 0) {
+            return None;
+        }
+        let wrapped = Value::Object(serde_json::Map::from_iter([(key.to_owned(), v.clone())]));
+        self.record(RepairRule::WrapObject, pointer, v, &wrapped);
+        Some(wrapped)
     }
 
     /// `{"result": {...}}` → `{...}` where the schema wants properties the wrapper does not
@@ -170,4 +203,17 @@ impl Coercer<'_> {
         self.record(RepairRule::SchemaDefault, pointer, &Value::Null, &out);
         Some(out)
     }
+}
+
+/// The one property of the object `schema` wants, with its schema: `None` when it has
+/// several or none, or requires another.
+pub(super) fn single_property(schema: &Value) -> Option<(&str, &Value)> {
+    let properties = schema.get("properties")?.as_object()?;
+    let mut iter = properties.iter();
+    let (key, property) = iter.next().filter(|_| iter.next().is_none())?;
+    let others_required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|p| p.as_str() != Some(key)));
+    (!others_required && types(schema) == ["object"]).then_some((key.as_str(), property))
 }
