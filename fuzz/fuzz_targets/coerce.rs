@@ -4,7 +4,10 @@
 //!
 //! - no panic, and termination on every schema (libFuzzer's `-timeout` catches a hang);
 //! - a value that fits is stable: its JSON, repaired again with the same schema, needs no
-//!   repair and is the same value.
+//!   repair and is the same value;
+//! - nothing the schema changes goes unrecorded: a fitting value that differs from the one
+//!   repaired without the schema carries a repair that one does not, or records the choice
+//!   among candidates that the schema made.
 //!
 //! `cargo fuzz run coerce` (from `fuzz/`).
 
@@ -29,6 +32,19 @@ fuzz_target!(|data: &[u8]| {
     let out = repair(text, &options);
     if !out.is_valid() {
         return;
+    }
+    let plain = repair(text, &RepairOptions::default().with_unsafe(true));
+    if plain.value != out.value {
+        let choice = ["extract.multiple_values", "extract.schema_choice"];
+        assert!(
+            out.repairs
+                .iter()
+                .any(|r| !plain.repairs.contains(r) || choice.contains(&r.code.as_str())),
+            "the schema changed {:?} into {:?} without a record: {:?}",
+            plain.value,
+            out.value,
+            out.repairs
+        );
     }
     let json = out.to_json().expect("a valid result has JSON");
     let again = repair(&json, &options);
