@@ -49,7 +49,11 @@ fuzz_target!(|data: &[u8]| {
     let json = out.to_json().expect("a valid result has JSON");
     let again = repair(&json, &options);
     assert!(again.is_valid(), "a fitting value no longer fits: {json}");
-    assert!(again.is_unchanged(), "a fitting value was repaired again: {json}: {:?}", again.repairs);
+    assert!(
+        again.is_unchanged(),
+        "a fitting value was repaired again: {json}: {:?}",
+        again.repairs
+    );
     assert_eq!(again.value, out.value);
 });
 

@@ -51,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // The CI smoke run (`scripts/fuzz_smoke.sh`) and runs for many executions skip it.
-    if !data.is_empty() && data[0] % 64 == 7 && std::env::var_os("RECTIFY_FUZZ_SKIP_TIMING").is_none() {
+    if !data.is_empty()
+        && data[0] % 64 == 7
+        && std::env::var_os("RECTIFY_FUZZ_SKIP_TIMING").is_none()
+    {
         linear_time(text, &options);
     }
 });
