@@ -222,6 +222,28 @@ proptest! {
     }
 }
 
+/// Found by the `repair` fuzz target: a document nested 128 deep (too deep for serde_json's
+/// fast path, so read by the lenient parser) whose key holds `: ` and an escaped quote more
+/// than a window's length before its closing quote. The colon was read as the end of a key
+/// missing its closing quote, so the repaired output was repaired again.
+#[test]
+fn a_long_valid_key_holding_a_colon_is_read_whole() {
+    let options = RepairOptions::default().with_unsafe(true);
+    let out = rectify_repair::repair_bytes(
+        include_bytes!("fixtures/repair_fuzz_long_key.bin"),
+        &options,
+    );
+    let text = out.to_json().unwrap();
+    let again = repair(&text, &options);
+    assert!(again.is_unchanged(), "{:?}", again.repairs);
+    assert_eq!(again.value, out.value);
+    let key = format!("a: {}\\\"b", "x".repeat(400));
+    let text = format!("{{\"{key}\": 1, \"c\": 2,}}");
+    let (value, repairs) = parse_lenient(&text);
+    assert_eq!(repairs, ["json.trailing_comma"]);
+    assert_eq!(value.unwrap().as_object().unwrap().len(), 2);
+}
+
 /// Found by the property above in CI: a closed object followed by more members.
 #[test]
 fn closed_object_followed_by_members_agrees() {

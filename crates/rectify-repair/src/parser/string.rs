@@ -52,6 +52,9 @@ pub(crate) struct Str {
     last_comma: Option<(usize, usize)>,
     /// Offset of the next `:` at or after the last comma looked at (`usize::MAX`: none).
     next_colon: usize,
+    /// Offset of the next unescaped `"` after the last colon of a key looked at
+    /// (`usize::MAX`: none).
+    next_quote: usize,
 }
 
 /// Bytes that interrupt the fast copy loop: control characters, the backslash, quotes (and
@@ -117,6 +120,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             doubled: false,
             last_comma: None,
             next_colon: 0,
+            next_quote: 0,
         };
         if self.closer_len(quote, self.pos) == Some(len)
             && self.byte_at(self.pos + len).is_some_and(is_word_byte)
@@ -256,7 +260,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 st.out.push(',');
                 self.pos += 1;
             }
-            b':' if st.ctx == Ctx::Key && self.colon_ends_key(self.pos) => {
+            b':' if st.ctx == Ctx::Key && self.colon_ends_key(st, self.pos) => {
                 self.record(RepairRule::MissingClosingQuote, self.pos, self.pos, "\"");
                 return true;
             }
@@ -615,8 +619,7 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let limit = (at + WINDOW).min(self.b.len());
         let window = self.b.get(at..limit).unwrap_or_default();
-        let closer = memchr::memchr_iter(b'"', window)
-            .find(|&q| q == 0 || window.get(q - 1) != Some(&b'\\'));
+        let closer = memchr::memchr_iter(b'"', window).find(|&q| !escaped_at(window, q));
         closer.is_none_or(|q| {
             !self
                 .next_solid(at + q + 1)
@@ -624,12 +627,21 @@ impl<S: Sink> Parser<'_, '_, S> {
         })
     }
 
-    /// True when a `:` inside a key ends the key (its closing quote is missing).
-    fn colon_ends_key(&self, at: usize) -> bool {
-        let limit = (at + WINDOW).min(self.b.len());
-        let rest = self.b.get(at + 1..limit).unwrap_or_default();
-        memchr::memchr(b'"', rest)
-            .is_none_or(|i| self.next_solid(at + 2 + i).is_none_or(|(_, b)| b != b':'))
+    /// True when a `:` inside a key ends the key (its closing quote is missing): the next
+    /// unescaped `"` after it is not followed by a colon, so it closes no key. However long
+    /// the key (a valid one with `: ` in it is read whole), each byte is looked at about
+    /// once: the quote found is kept for the key's next colons.
+    fn colon_ends_key(&self, st: &mut Str, at: usize) -> bool {
+        if st.next_quote <= at {
+            let rest = self.b.get(at + 1..).unwrap_or_default();
+            st.next_quote = memchr::memchr_iter(b'"', rest)
+                .find(|&i| !escaped_at(rest, i))
+                .map_or(usize::MAX, |i| at + 1 + i);
+        }
+        st.next_quote == usize::MAX
+            || self
+                .next_solid(st.next_quote + 1)
+                .is_none_or(|(_, b)| b != b':')
     }
 
     /// The text ended inside the string: close it, giving back trailing closing brackets
@@ -722,4 +734,10 @@ fn fence_body(content: &str) -> &str {
     };
     body.strip_suffix('\n')
         .map_or(body, |b| b.strip_suffix('\r').unwrap_or(b))
+}
+
+/// True when the byte at `i` of `b` is escaped: an odd number of backslashes before it.
+fn escaped_at(b: &[u8], i: usize) -> bool {
+    let before = b.get(..i).unwrap_or_default();
+    before.iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1
 }
