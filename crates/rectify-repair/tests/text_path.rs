@@ -233,7 +233,11 @@ fn bytes_give_the_same_result() {
     let fuzz_4 = include_bytes!("fixtures/text_path_fuzz_4.bin");
     // The same hang, found by the repair target.
     let fuzz_5 = include_bytes!("fixtures/text_path_fuzz_5.bin");
+    // Found by the repair target: an object merged into one unwrapped from a tuple of one,
+    // after another top-level object whose keys the text path still held.
+    let merged_after_tuple = br#"d":},(required:]}},"required":"#;
     for bytes in [
+        &merged_after_tuple[..],
         &fuzz_4[..],
         &fuzz_5[..],
         b"(!:\x0b\r'",

@@ -24,7 +24,10 @@ impl TextSink {
             return None;
         }
         let empty = text == "{}";
-        if self.keys.is_empty() != empty {
+        // Keys written before it are another object's (the last top-level one before a
+        // tuple of one that was unwrapped into this object).
+        let stale = self.keys.first().is_some_and(|k| k.text.0 < start);
+        if self.keys.is_empty() != empty || stale {
             // Its keys are not at hand (an object unwrapped from a tuple of one).
             self.failed = true;
         }
