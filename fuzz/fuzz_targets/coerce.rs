@@ -6,8 +6,8 @@
 //! - a value that fits is stable: its JSON, repaired again with the same schema, needs no
 //!   repair and is the same value;
 //! - nothing the schema changes goes unrecorded: a fitting value that differs from the one
-//!   repaired without the schema carries a repair that one does not, or records the choice
-//!   among candidates that the schema made.
+//!   repaired without the schema carries a repair that one does not, records the choice
+//!   among candidates that the schema made, or was read in the format the schema chose.
 //!
 //! `cargo fuzz run coerce` (from `fuzz/`).
 
@@ -34,7 +34,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let plain = repair(text, &RepairOptions::default().with_unsafe(true));
-    if plain.value != out.value {
+    // The schema may also choose the format: an unfenced YAML mapping for an object schema
+    // is read as YAML, which the result's format says.
+    if plain.value != out.value && plain.format == out.format {
         let choice = ["extract.multiple_values", "extract.schema_choice"];
         assert!(
             out.repairs
