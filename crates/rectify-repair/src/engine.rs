@@ -34,7 +34,7 @@ pub(crate) fn run(text: &str, options: &RepairOptions) -> Repaired {
             .diagnostics
             .iter()
             .any(|d| d.code == "extract.no_payload")
-        && let Some(mut yaml) = yaml::unfenced_object(text, options)
+        && let Some(mut yaml) = crate::unfenced::read(text, options)
     {
         coerce::apply_to(&mut yaml, options);
         enforce(&mut yaml, options);

@@ -70,6 +70,7 @@ mod rules;
 mod select;
 mod strict;
 mod text;
+mod unfenced;
 mod yaml;
 
 pub use options::RepairOptions;

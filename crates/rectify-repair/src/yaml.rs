@@ -11,7 +11,6 @@ use rectify_core::{Diagnostic, Document, Format, Location, Repair, SpanMap};
 use rectify_parse::{Limits, read};
 use serde_json::Value;
 
-use crate::coerce::fold;
 use crate::extract::regions;
 use crate::rules::RepairRule;
 use crate::{RepairOptions, Repaired};
@@ -32,29 +31,6 @@ pub(crate) fn payload(text: &str, options: &RepairOptions) -> Option<(usize, usi
         Some(r) => Some((r.start, r.end)),
         None => Some((0, text.len())),
     }
-}
-
-/// With no format given and an object schema, an answer in which no JSON was found (the
-/// caller checks) but that reads as a
-/// YAML mapping (`name: Ada` lines, no fence) with at least one of the schema's properties
-/// among its keys, perhaps in another case or style (`Name: Ada`, matched as coercion matches
-/// keys). Prose with a colon (`Note: ...`) shares no key with the schema.
-pub(crate) fn unfenced_object(text: &str, options: &RepairOptions) -> Option<Repaired> {
-    let schema = options.schema.as_ref()?;
-    let properties = crate::coerce::object_properties(schema)?;
-    // A flow mapping (`{a: b}`) is JSON the JSON repair read or refused.
-    if options.format.is_some() || text.trim_start().starts_with(['{', '[']) {
-        return None;
-    }
-    let out = strict(text, (0, text.len()), options)?;
-    let names: Vec<String> = properties.keys().map(|k| fold(k)).collect();
-    let shares = out
-        .value
-        .as_ref()?
-        .as_object()?
-        .keys()
-        .any(|k| names.contains(&fold(k)));
-    shares.then_some(out)
 }
 
 /// The YAML in `text[start..end]` read as it is, when the reader reads it without error:
@@ -137,7 +113,7 @@ pub(crate) fn run(text: &str, (start, end): (usize, usize), options: &RepairOpti
     }
 }
 
-fn repair(
+pub(crate) fn repair(
     doc: &Document,
     rule: RepairRule,
     start: usize,

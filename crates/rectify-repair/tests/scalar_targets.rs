@@ -290,6 +290,30 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
         read("Name: John\nAGE: 30", schema.clone()),
         Some(json!({"name": "John", "age": 30}))
     );
+    // Prose lines around the YAML, and a reasoning block before it, are dropped, recorded.
+    let out = repair(
+        "<think>hm</think>\nHere is the result:\nname: Ada\nage: 36\n\nAnything else?",
+        &RepairOptions::default().with_schema(schema.clone()),
+    );
+    assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+    let dropped: Vec<(&str, &str)> = out
+        .repairs
+        .iter()
+        .map(|r| (r.code.as_str(), r.before.as_str()))
+        .collect();
+    assert_eq!(
+        dropped,
+        [
+            ("extract.prose", "<think>hm</think>\nHere is the result:"),
+            ("extract.prose", "Anything else?")
+        ]
+    );
+    // A YAML sequence of mappings for an array of objects.
+    let people = json!({"type": "array", "items": schema.clone()});
+    assert_eq!(
+        read("- name: Ada\n  age: 36\n- name: Bob\n  age: 40", people),
+        Some(json!([{"name": "Ada", "age": 36}, {"name": "Bob", "age": 40}]))
+    );
     // Prose with a colon shares no key with the schema: no payload.
     assert_eq!(read("Note: nothing was found", schema.clone()), None);
     // A flow mapping is JSON: one that needs an unsafe repair is refused, not read as YAML.

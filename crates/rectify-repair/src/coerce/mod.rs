@@ -262,6 +262,16 @@ pub(crate) fn object_properties(schema: &Value) -> Option<&serde_json::Map<Strin
     root.get("properties")?.as_object()
 }
 
+/// The properties of the objects the schema's root wants as the items of an array.
+pub(crate) fn item_properties(schema: &Value) -> Option<&serde_json::Map<String, Value>> {
+    let root = resolve(schema, schema);
+    if types(root) != ["array"] {
+        return None;
+    }
+    let items = resolve(schema, root.get("items")?);
+    (types(items) == ["object"]).then(|| items.get("properties")?.as_object())?
+}
+
 /// True when the schema's root wants an array (and nothing else).
 pub(crate) fn array_target(schema: &Value) -> bool {
     types(resolve(schema, schema)) == ["array"]
