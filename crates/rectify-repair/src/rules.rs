@@ -114,6 +114,7 @@ rules! {
     DropNull => "coerce.drop_null", Safe, "Drops an optional property whose `null` the schema does not allow.";
     YamlTabs => "yaml.tabs", Safe, "Replaces tabs used for indentation with spaces.";
     YamlColonValue => "yaml.colon_in_value", Safe, "Quotes a plain value that contains `: `.";
+    MarkdownKeys => "yaml.markdown_keys", Safe, "Takes the Markdown emphasis (`**Name:** Ada`) and, for an object, the list bullets off the keys of YAML lines read for a schema.";
 }
 
 impl RepairRule {

@@ -308,6 +308,19 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
             ("extract.prose", "Anything else?")
         ]
     );
+    // Markdown around the keys, and bullets before an object's fields, are formatting.
+    for text in [
+        "Here you go:\n**Name:** Ada\n**Age:** 36",
+        "- **name**: Ada\n- **age**: 36",
+        "- name: Ada\n- age: 36",
+    ] {
+        let out = repair(text, &RepairOptions::default().with_schema(schema.clone()));
+        assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})), "{text}");
+        assert!(
+            out.repairs.iter().any(|r| r.code == "yaml.markdown_keys"),
+            "{text}"
+        );
+    }
     // A YAML sequence of mappings for an array of objects.
     let people = json!({"type": "array", "items": schema.clone()});
     assert_eq!(
