@@ -405,16 +405,10 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
     } else {
         RepairRule::MultipleValues
     };
-    let values = &found.values;
     if decided {
-        // What the value never used needs no permission: a left-out candidate's own repairs
-        // give way to the record of its drop.
-        for (i, &(start, end)) in found.spans.iter().enumerate() {
-            if !choice.keeps(i) {
-                found.raw.forget_within(start, end);
-            }
-        }
+        forget_left_out(found, &choice);
     }
+    let values = &found.values;
     record_choice(
         &mut found.raw,
         rule,
@@ -430,6 +424,23 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
                 .filter_map(|i| found.values.get(i).cloned())
                 .collect(),
         ),
+    }
+}
+
+/// What the value never used needs no permission: the repairs made inside a candidate left
+/// out give way to the record of its drop. Candidates read out of one rewritten document
+/// share its span; where a kept one does, the repairs stay.
+fn forget_left_out(found: &mut Found, choice: &Choice) {
+    let (kept, left_out): (Vec<_>, Vec<_>) = (0..found.spans.len()).partition(|&i| choice.keeps(i));
+    for i in left_out {
+        let (start, end) = found.spans[i];
+        let shared = kept.iter().any(|&k| {
+            let (s, e) = found.spans[k];
+            s < end && start < e
+        });
+        if !shared {
+            found.raw.forget_within(start, end);
+        }
     }
 }
 

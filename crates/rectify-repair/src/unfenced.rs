@@ -135,8 +135,9 @@ fn plain_lines(block: &str, object: bool) -> Option<String> {
     changed.then_some(out)
 }
 
-/// `**Name:** Ada`, `**Name**: Ada`, `__name__: Ada`, and for an `object` a list item
+/// `**Name:** Ada`, `**Name**: Ada`, `*name*: Ada`, and for an `object` a list item
 /// `- name: Ada`: the line as YAML (`Name: Ada`); `None` when it has no such Markdown.
+/// Underscores are no emphasis here: they belong to keys (`__init__`, `_id`).
 fn plain_line(line: &str, object: bool) -> Option<String> {
     let body = line.trim_start();
     let bullet = object
@@ -146,7 +147,7 @@ fn plain_line(line: &str, object: bool) -> Option<String> {
         Some(rest) => ("", rest.trim_start()),
         None => (&line[..line.len() - body.len()], body),
     };
-    let emphasised = ["**", "__", "*", "_"].iter().find_map(|mark| {
+    let emphasised = ["**", "*"].iter().find_map(|mark| {
         let inner = body.strip_prefix(mark)?;
         let end = inner.find(mark)?;
         let (key, after) = (&inner[..end], &inner[end + mark.len()..]);

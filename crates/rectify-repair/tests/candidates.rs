@@ -235,3 +235,15 @@ fn a_scalar_is_not_read_out_of_an_object_found_in_the_text() {
             .any(|d| d.code == "repair.schema_mismatch")
     );
 }
+
+#[test]
+fn a_kept_candidate_keeps_the_repairs_of_the_document_it_was_read_from() {
+    // Both candidates come out of one escaped document and share its span: dropping the
+    // first must not forget the unescaping the kept one needed.
+    let text = r#"{\"name\": \"Ada\"} {\"name\": \"Ada\", \"age\": 36}"#;
+    let out = repair(text, &RepairOptions::default().with_schema(person()));
+    assert_eq!(out.value, Some(json!({"name": "Ada", "age": 36})));
+    let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+    assert!(codes.contains(&"extract.escaped_document"), "{codes:?}");
+    assert!(codes.contains(&"extract.schema_choice"), "{codes:?}");
+}
