@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Coercer;
 use super::enums::fold;
-use super::schema::fits;
+use super::schema::{fits, names_null};
 use crate::rules::RepairRule;
 
 /// Where a property stands in its object's schema.
@@ -46,7 +46,38 @@ impl Coercer<'_> {
             };
             out.insert(key, item);
         }
+        if self.allow_unsafe {
+            self.fill_required(&mut out, schema, pointer);
+        }
         Value::Object(out)
+    }
+
+    /// Fills with `null` each required property the object left out whose schema names
+    /// `null` among its values: an optional field written as required and nullable, as
+    /// strict structured outputs want. Unsafe: the model did not say it. A `default` is not
+    /// used, since `required` says the value must be written. Tried only with unsafe repairs
+    /// allowed, since otherwise the plain "missing property" tells the model more.
+    fn fill_required(&mut self, out: &mut Map<String, Value>, schema: &Value, pointer: &str) {
+        let Some(required) = schema.get("required").and_then(Value::as_array) else {
+            return;
+        };
+        for key in required.iter().filter_map(Value::as_str) {
+            let absent = !out.contains_key(key);
+            let nullable = matches!(Self::property_schema(schema, key),
+                Slot::Allowed(Some(sub)) if names_null(self.root, sub, 0));
+            if !absent || !nullable {
+                continue;
+            }
+            let mut child = pointer.to_owned();
+            push_pointer(&mut child, key);
+            self.record_text(
+                RepairRule::MissingNullable,
+                &child,
+                String::new(),
+                &Value::Null,
+            );
+            out.insert(key.to_owned(), Value::Null);
+        }
     }
 
     /// Whether `item` is a `null` the schema does not allow for the optional property `key`

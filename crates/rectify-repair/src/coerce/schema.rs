@@ -47,6 +47,22 @@ pub(crate) fn any_string(schema: &Value) -> bool {
         && schema.get("const").is_none()
 }
 
+/// True when `schema` names `null` among its values: a `null` type, a `null` branch of
+/// `anyOf`/`oneOf`, or `null` in its `enum`/`const` (a schema that takes anything does not).
+pub(crate) fn names_null(root: &Value, schema: &Value, depth: usize) -> bool {
+    let schema = resolve(root, schema);
+    if depth > 16 {
+        return false;
+    }
+    types(schema).contains(&"null")
+        || schema.get("const").is_some_and(Value::is_null)
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.iter().any(Value::is_null))
+        || branches(schema).is_some_and(|b| b.iter().any(|b| names_null(root, b, depth + 1)))
+}
+
 /// The JSON type name of a value; integers are `integer`.
 pub(crate) fn type_of(v: &Value) -> &'static str {
     match v {
