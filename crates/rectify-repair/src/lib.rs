@@ -19,11 +19,12 @@
 //! let codes: Vec<&str> = out.repairs.iter().map(|r| r.code.as_str()).collect();
 //! assert!(codes.contains(&"json.single_quotes") && codes.contains(&"json.trailing_comma"));
 //!
-//! // Guessing where an unquoted sentence ends may change meaning: unsafe, off by default.
-//! let text = r#"{"city": New York, "zip": 10001}"#;
+//! // Guessing whether a comma belongs to unquoted text may change meaning: unsafe, off by
+//! // default.
+//! let text = r#"{"city": New York, NY, "zip": 10001}"#;
 //! assert!(repair(text, &RepairOptions::default()).value.is_none());
 //! let out = repair(text, &RepairOptions::default().with_unsafe(true));
-//! assert_eq!(out.value.unwrap()["city"], "New York");
+//! assert_eq!(out.value.unwrap()["city"], "New York, NY");
 //! ```
 //!
 //! With a schema, values are coerced towards it (each change recorded too) and a value that

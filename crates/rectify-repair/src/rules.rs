@@ -56,8 +56,8 @@ rules! {
     MismatchedBracket => "json.mismatched_bracket", Safe, "Replaces a closing bracket of the wrong kind.";
     MissingOpeningBrace => "json.missing_opening_brace", Unsafe, "Wraps `\"key\": value` found in an array or at the start of the text into an object.";
     UnquotedKey => "json.unquoted_key", Safe, "Quotes an object key written without quotes.";
-    UnquotedValue => "json.unquoted_value", Safe, "Quotes a one-word value written without quotes.";
-    UnquotedText => "json.unquoted_text", Unsafe, "Quotes several words of unquoted text as one string.";
+    UnquotedValue => "json.unquoted_value", Safe, "Quotes a value written without quotes that ends where its member ends: one word, or several with no comma, colon or line break (`New York`).";
+    UnquotedText => "json.unquoted_text", Unsafe, "Quotes unquoted text whose end is a guess as one string: words in a list, or a value holding a comma, colon or line break.";
     SingleQuotes => "json.single_quotes", Safe, "Replaces single quotes around a string with double quotes.";
     CurlyQuotes => "json.curly_quotes", Safe, "Replaces typographic quotes around a string with double quotes.";
     RegexLiteral => "json.regex_literal", Safe, "Reads a JavaScript regular expression literal `/.../` as a string holding its text.";

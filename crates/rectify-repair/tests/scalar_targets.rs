@@ -330,7 +330,7 @@ fn an_unfenced_yaml_mapping_for_an_object_schema() {
     // Prose with a colon shares no key with the schema: no payload.
     assert_eq!(read("Note: nothing was found", schema.clone()), None);
     // A flow mapping is JSON: one that needs an unsafe repair is refused, not read as YAML.
-    let unsafe_json = "{\"name\": John Smith, \"age\": 30}";
+    let unsafe_json = "{\"name\": John Smith, Jr., \"age\": 30}";
     let refused = repair(
         unsafe_json,
         &RepairOptions::default().with_schema(schema.clone()),

@@ -94,11 +94,11 @@ fn invalid_utf8_and_nul_bytes_do_not_crash() {
 
 #[test]
 fn unsafe_flag_enables_meaning_changing_repairs() {
-    let text = "{\"city\": New York, \"zip\": 10001}";
+    let text = "{\"city\": New York, NY, \"zip\": 10001}";
     let r = run_stdin(&["repair", "-"], text);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let r = run_stdin(&["repair", "-", "--unsafe"], text);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.contains("\"New York\""));
+    assert!(r.stdout.contains("\"New York, NY\""));
     assert!(r.stderr.contains("(unsafe)"), "{}", r.stderr);
 }

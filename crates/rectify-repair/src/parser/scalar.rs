@@ -43,10 +43,11 @@ impl<S: Sink> Parser<'_, '_, S> {
         }
         let mut quoted = String::with_capacity(word.len() + 2);
         write_escaped(&mut quoted, word);
-        let rule = if word.contains(char::is_whitespace) {
-            RepairRule::UnquotedText
-        } else {
+        let one_word = !word.contains(char::is_whitespace);
+        let rule = if one_word || (ctx == Ctx::Member && plain_words(word)) {
             RepairRule::UnquotedValue
+        } else {
+            RepairRule::UnquotedText
         };
         self.record(rule, start, word_end, &quoted);
         let mut text = self.sink.scratch();
@@ -309,6 +310,14 @@ impl<S: Sink> Parser<'_, '_, S> {
 }
 
 /// `- Infinity`, `+ NaN`: a sign, white space, then a non-finite number.
+/// True when `word`, a member's unquoted value, is one word or several with no delimiter
+/// inside (`New York`): it ended at the first comma, bracket or line break, so where it
+/// ends is not a guess. Text holding a comma, colon, semicolon, bracket or line break went
+/// on past a place where another reading could start.
+fn plain_words(word: &str) -> bool {
+    !word.contains([',', ':', ';', '\n', '\r', '{', '[', '(', '"'])
+}
+
 pub(crate) fn spaced_non_finite(word: &str) -> bool {
     word.strip_prefix(['-', '+'])
         .filter(|rest| rest.starts_with(char::is_whitespace))
