@@ -166,6 +166,62 @@ fn a_union_of_scalars_reads_the_text_by_its_first_branch_that_reads() {
 }
 
 #[test]
+fn a_union_takes_the_branch_that_changes_least() {
+    // Rounding is unsafe and loses the fraction; the number's text keeps it.
+    let int_or_string =
+        json!({"properties": {"v": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}});
+    assert_eq!(
+        read(r#"{"v": 3.14}"#, int_or_string),
+        Some(json!({"v": "3.14"}))
+    );
+    // Items written as strings beat the list's JSON text in one string (unsafe).
+    let string_or_list = json!({"properties": {"v": {"anyOf": [
+        {"type": "string"},
+        {"type": "array", "items": {"type": "string"}}
+    ]}}});
+    assert_eq!(
+        read(r#"{"v": [1, 2]}"#, string_or_list),
+        Some(json!({"v": ["1", "2"]}))
+    );
+    // A tie goes to the first branch.
+    let either = json!({"anyOf": [{"type": "integer"}, {"type": "number"}]});
+    assert_eq!(read(r#""5""#, either), Some(json!(5)));
+}
+
+#[test]
+fn a_required_nullable_property_left_out_is_null_only_with_unsafe() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "age": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "any": {},
+            "nick": {"type": "string", "default": "none"}
+        },
+        "required": ["name", "age"]
+    });
+    assert_eq!(
+        read(r#"{"name": "Ada"}"#, schema.clone()),
+        Some(json!({"name": "Ada", "age": null}))
+    );
+    let safe = repair(
+        r#"{"name": "Ada"}"#,
+        &RepairOptions::default().with_schema(schema.clone()),
+    );
+    assert_eq!(safe.value, Some(json!({"name": "Ada"})));
+    assert!(!safe.is_valid());
+    assert!(
+        safe.diagnostics
+            .iter()
+            .any(|d| d.code == "repair.schema_mismatch")
+    );
+    // A property whose schema takes anything, or that has only a default, is not filled.
+    let mut wider = schema;
+    wider["required"] = json!(["name", "any", "nick"]);
+    assert!(!fits(r#"{"name": "Ada"}"#, wider));
+}
+
+#[test]
 fn a_list_of_one_answer_is_the_answer() {
     let schema = json!({"enum": ["ONE", "TWO"]});
     assert_eq!(read(r#"["two"]"#, schema.clone()), Some(json!("TWO")));

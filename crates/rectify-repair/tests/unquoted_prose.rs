@@ -83,6 +83,23 @@ fn prose_stops_at_the_next_member() {
 }
 
 proptest! {
+    /// Words with no comma, colon or line break in a member's value end where the member
+    /// ends: a safe reading. Going on past a comma, or in a list, the end is a guess.
+    #[test]
+    fn plain_words_are_a_safe_value(words in prop::collection::vec("[a-z]{2,8}", 2..5)) {
+        let value = words.join(" ");
+        prop_assume!(!["true", "false", "null", "nan", "none", "inf", "infinity", "undefined"]
+            .iter()
+            .any(|k| words.iter().any(|w| w == k)));
+        let safe = repair(&format!("{{name: {value}, n: 1}}"), &RepairOptions::default());
+        prop_assert_eq!(safe.value, Some(json!({"name": value.clone(), "n": 1})));
+        prop_assert!(safe.repairs.iter().all(|r| r.code != "json.unquoted_text"));
+        let past_comma = format!("{{name: {value}, {value}, n: 1}}");
+        prop_assert!(repair(&past_comma, &RepairOptions::default()).value.is_none());
+        let listed = format!("{{names: [{value}]}}");
+        prop_assert!(repair(&listed, &RepairOptions::default()).value.is_none());
+    }
+
     /// A number followed by words in a member's value is one text.
     #[test]
     fn a_number_followed_by_words_is_text(n in 0u32..100_000, words in prop::collection::vec("[A-Z][a-z]{1,6}", 1..3)) {

@@ -20,7 +20,7 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use rectify_core::{Diagnostic, Location, Repair, truncate_received};
+use rectify_core::{Applicability, Diagnostic, Location, Repair, truncate_received};
 use serde_json::Value;
 
 use crate::rules::RepairRule;
@@ -190,9 +190,11 @@ impl<'a> Coercer<'a> {
         trial
     }
 
-    /// `anyOf`/`oneOf`: the first branch that takes the value as it is, else the first
-    /// branch the value fits after coercion (repairs of the other branches are discarded).
-    /// A value that fits is never reshaped for another branch.
+    /// `anyOf`/`oneOf`: among the branches that take the value as it is (else all of them),
+    /// the one the value fits after the coercion that changes least: fewest unsafe repairs,
+    /// then fewest repairs, then the first (`3.14` for `integer | string` is `"3.14"`, not a
+    /// rounded `3`). Repairs of the other branches are discarded. A value that fits is never
+    /// reshaped for another branch.
     fn branch(&mut self, v: Value, branches: &[Value], pointer: &str) -> Value {
         let root = self.root;
         let as_is = branches.iter().filter(|b| takes(root, b, &v, 0));
@@ -200,16 +202,33 @@ impl<'a> Coercer<'a> {
             Some(_) => as_is.collect(),
             None => branches.iter().collect(),
         };
+        let mut best: Option<(usize, usize, Value, Coercer<'a>)> = None;
         for branch in chosen {
             let mut trial = self.trial();
             let out = trial.coerce(v.clone(), branch, pointer);
-            if schema::fits(self.root, branch, &out, 0) {
-                self.repairs.extend(trial.repairs);
-                self.diagnostics.extend(trial.diagnostics);
-                return out;
+            if !schema::fits(self.root, branch, &out, 0) {
+                continue;
+            }
+            let unsafe_count = trial
+                .repairs
+                .iter()
+                .filter(|r| r.applicability == Applicability::Unsafe)
+                .count();
+            let cost = (unsafe_count, trial.repairs.len());
+            if best.as_ref().is_none_or(|(u, n, ..)| cost < (*u, *n)) {
+                let done = cost == (0, 0);
+                best = Some((cost.0, cost.1, out, trial));
+                if done {
+                    break;
+                }
             }
         }
-        v
+        let Some((_, _, out, trial)) = best else {
+            return v;
+        };
+        self.repairs.extend(trial.repairs);
+        self.diagnostics.extend(trial.diagnostics);
+        out
     }
 }
 
