@@ -30,7 +30,8 @@ fn fits(text: &str, schema: Value) -> bool {
 #[test]
 fn numbers_in_prose() {
     let number = json!({"type": "number"});
-    assert_eq!(read("$1,250.00", number.clone()), Some(json!(1250.0)));
+    let price = read("$1,250.00", number.clone()).and_then(|v| v.as_f64());
+    assert_eq!(price, Some(1250.0));
     assert_eq!(read("about 7 km", number.clone()), Some(json!(7)));
     assert_eq!(read("-3.5", number.clone()), Some(json!(-3.5)));
     assert_eq!(read("3 out of 4", number), None);
@@ -122,6 +123,47 @@ fn a_number_with_thousands_separators_is_one_number() {
     // An array of numbers still takes the list.
     let list = json!({"type": "array", "items": {"type": "integer"}});
     assert_eq!(read("1,234", list), Some(json!([1, 234])));
+}
+
+/// `n` written with a comma between groups of three digits.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+proptest! {
+    /// A number with a currency sign, or with thousands separators that cannot be decimal
+    /// commas, is read safely; a single group (`1,250`, maybe a decimal comma) only unsafely.
+    #[test]
+    fn a_formatted_number_with_one_reading_is_read_safely(
+        n in 1_000u64..1_000_000_000,
+        cents in 0u32..100,
+        sign in "[$€£¥]",
+    ) {
+        let schema = json!({"properties": {"v": {"type": "number"}}});
+        let safe = RepairOptions::default().with_schema(schema.clone());
+        let expected = n as f64 + f64::from(cents) / 100.0;
+        for written in [
+            format!("{sign}{}.{cents:02}", grouped(n)),
+            format!("{}.{cents:02} {sign}", grouped(n)),
+            format!("{}.{cents:02}", grouped(n)),
+        ] {
+            let text = format!("{{\"v\": \"{written}\"}}");
+            let out = repair(&text, &safe);
+            let got = out.value.as_ref().and_then(|v| v["v"].as_f64());
+            prop_assert!(got.is_some_and(|g| (g - expected).abs() < 1e-6), "{} {:?}", text, out.value);
+            prop_assert_eq!(out.repairs[0].code.as_str(), "coerce.string_to_number");
+        }
+        let single = format!("{{\"v\": \"{},{:03}\"}}", n % 1000 + 1, cents);
+        prop_assert!(repair(&single, &safe).value.is_none(), "{}", single);
+    }
 }
 
 #[test]
@@ -512,7 +554,7 @@ proptest! {
         let digits = n.to_string();
         let mut grouped = String::new();
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 grouped.push(',');
             }
             grouped.push(c);

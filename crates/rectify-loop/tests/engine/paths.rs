@@ -66,7 +66,7 @@ fn repaired_without_a_re_ask() {
 
 #[test]
 fn unsafe_repairs_need_permission() {
-    let text = r#"{"name": rectify project, "tags": ["rust"]}"#;
+    let text = r#"{"name": rectify project, with docs, "tags": ["rust"]}"#;
     let strict = block(
         Engine::new(scripted("p", &[text]))
             .max_attempts(1)
@@ -75,7 +75,7 @@ fn unsafe_repairs_need_permission() {
     assert!(!strict.is_valid());
     let allowed = Engine::new(scripted("p", &[text])).allow_unsafe_repairs(true);
     let outcome = block(allowed.run(&task()));
-    assert_eq!(valid(&outcome)["name"], "rectify project");
+    assert_eq!(valid(&outcome)["name"], "rectify project, with docs");
 }
 
 #[test]

@@ -19,12 +19,14 @@ impl Coercer<'_> {
             Value::String(s) if wants("integer") || wants("number") => {
                 let integer = wants("integer") && !wants("number");
                 // `"36"`, and `"**36**"` or `"12.5."`: emphasis and a closing stop are no
-                // part of the number.
+                // part of the number; `"$1,250.00"`: nor are the currency and thousands
+                // signs, where the format has one reading.
                 let plain = number_from(s.trim(), integer)
-                    .or_else(|| number_from(super::text::bare(s.trim()), integer));
+                    .or_else(|| number_from(super::text::bare(s.trim()), integer))
+                    .or_else(|| number_from(&super::text::formatted_number(s)?, integer));
                 match plain {
                     Some(n) => (n, RepairRule::NumberFromString),
-                    // `"587 EUR"`, `"$1,250.00"`, `"1/2"`: the only number in the text,
+                    // `"587 EUR"`, `"1,250"`, `"1/2"`: the only number in the text,
                     // unsafely; `"2.5"` for an integer, rounded.
                     None => match super::text::number(s, integer) {
                         Some(n) => (n, RepairRule::TextAsNumber),
@@ -73,7 +75,7 @@ impl Coercer<'_> {
 }
 
 /// `"42"` → `42`; with `integer_only`, `"4.0"` → `4` but `"4.5"` is refused.
-fn number_from(s: &str, integer_only: bool) -> Option<Value> {
+pub(super) fn number_from(s: &str, integer_only: bool) -> Option<Value> {
     let n: Number = serde_json::from_str(s).ok()?;
     if !integer_only || n.is_i64() || n.is_u64() {
         return Some(Value::Number(n));

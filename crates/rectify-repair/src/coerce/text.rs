@@ -9,7 +9,7 @@ use rectify_core::Repair;
 use serde_json::Value;
 
 use super::enums::fold;
-use super::scalar::boolean_from;
+use super::scalar::{boolean_from, number_from};
 use super::schema::{branches, resolve, types};
 use super::text_reading;
 use crate::rules::RepairRule;
@@ -18,6 +18,41 @@ use crate::rules::RepairRule;
 static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(r"[-+]?[$€£¥]?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?").ok()
 });
+
+/// A whole text that is one number written in a format with one reading: a currency sign
+/// before or after it (`$12.50`, `12.50 €`), or thousands separators that cannot be decimal
+/// commas (two groups or more, `1,250,000`; a decimal point after them, `1,250.00`; or a
+/// dollar sign before them, `$1,250`).
+static FORMATTED: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"^[-+]?(?:",
+        r"[$€£¥]\s?(?:\d{1,3}(?:,\d{3})*|\d+)(?:\.\d+)?",
+        r"|(?:\d{1,3}(?:,\d{3})*|\d+)(?:\.\d+)?\s?[€£¥$]",
+        r"|\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?",
+        r"|\d{1,3}(?:,\d{3})+\.\d+",
+        r")$"
+    ))
+    .ok()
+});
+
+/// The JSON number text of `t` when the whole of it (trimmed) is a number in a format with
+/// one reading ([`FORMATTED`]): signs of currency and thousands dropped. A single group
+/// (`1,250`, `€1,250`) may be a decimal comma and is left to [`number`].
+pub(crate) fn formatted_number(t: &str) -> Option<String> {
+    let t = t.trim();
+    if !FORMATTED.as_ref()?.is_match(t) {
+        return None;
+    }
+    let single_group = t.matches(',').count() == 1 && !t.contains('.');
+    if single_group && !t.contains('$') {
+        return None;
+    }
+    Some(
+        t.chars()
+            .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+            .collect(),
+    )
+}
 
 /// A fraction written with a slash (`1/5`, `8 / 10`); its boundaries are checked apart (a
 /// date such as `12/05/2024` is no fraction).
@@ -69,9 +104,12 @@ fn typed(t: &str, types: &[&str]) -> Option<(Value, RepairRule)> {
     {
         return Some(hit);
     }
-    if (types.contains(&"number") || types.contains(&"integer"))
-        && let Some(n) = number(t, !types.contains(&"number"))
-    {
+    let numeric = types.contains(&"number") || types.contains(&"integer");
+    let integer = !types.contains(&"number");
+    if numeric && let Some(n) = formatted_number(t).and_then(|f| number_from(&f, integer)) {
+        return Some((n, RepairRule::NumberFromString));
+    }
+    if numeric && let Some(n) = number(t, integer) {
         return Some((n, RepairRule::TextAsNumber));
     }
     types
