@@ -103,6 +103,7 @@ rules! {
     UnwrapObject => "coerce.unwrap_object", Unsafe, "Takes the object inside a one-member wrapper (`{\"result\": {...}}`) where the schema wants the inner object's properties, or the value inside one (`{\"answer\": \"TWO\"}`, `{\"tags\": [...]}`) where it wants a scalar or an array.";
     EnumMatch => "coerce.enum_match", Safe, "Matches an enum value that differs in case, spacing or accents.";
     KeyMatch => "coerce.key_match", Safe, "Renames a key that differs from the schema's in case or `snake_case`/`camelCase`.";
+    KeyTypo => "coerce.key_typo", Unsafe, "Renames a key misspelled by a letter or two (`taget`) to the one required property the object left out that it is close to.";
     EmbeddedJson => "coerce.embedded_json", Safe, "Parses a string holding JSON where the schema wants an object or array.";
     TextAsString => "coerce.text_as_string", Safe, "Takes the whole text, trimmed, as the string the schema wants.";
     TextAsNumber => "coerce.text_as_number", Unsafe, "Reads the only number (or fraction, `1/5`) in the text or in a string value (currency sign, thousands separators, unit dropped) as the number the schema wants.";

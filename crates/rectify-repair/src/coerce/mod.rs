@@ -4,6 +4,7 @@
 
 mod comma_list;
 mod enums;
+mod key_typo;
 mod list;
 mod object;
 mod root;

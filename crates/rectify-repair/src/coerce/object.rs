@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Coercer;
 use super::enums::fold;
+use super::key_typo::misspelled;
 use super::schema::{fits, names_null};
 use crate::rules::RepairRule;
 
@@ -27,9 +28,16 @@ impl Coercer<'_> {
         pointer: &str,
     ) -> Value {
         let props = schema.get("properties").and_then(Value::as_object);
+        // The keys as written, for the misspelled ones: only when one is no property.
+        let written: Vec<String> = match props {
+            Some(props) if map.keys().any(|k| !props.contains_key(k)) => {
+                map.keys().cloned().collect()
+            }
+            _ => Vec::new(),
+        };
         let mut out = Map::new();
         for (key, item) in map {
-            let key = self.match_key(key, props, &out, schema, pointer);
+            let key = self.match_key(key, props, &out, schema, pointer, &written);
             let mut child = pointer.to_owned();
             push_pointer(&mut child, &key);
             let Slot::Allowed(sub) = Self::property_schema(schema, &key) else {
@@ -130,6 +138,7 @@ impl Coercer<'_> {
         taken: &Map<String, Value>,
         schema: &Value,
         pointer: &str,
+        written: &[String],
     ) -> String {
         let Some(props) = props else { return key };
         let patterned = schema.get("patternProperties").is_some();
@@ -151,7 +160,36 @@ impl Coercer<'_> {
                 );
                 target
             }
+            [] => self.misspelled_key(key, props, taken, schema, pointer, written),
             _ => key,
         }
+    }
+
+    /// Renames `key` to the property it misspells ([`key_typo::misspelled`]), unsafely.
+    fn misspelled_key(
+        &mut self,
+        key: String,
+        props: &Map<String, Value>,
+        taken: &Map<String, Value>,
+        schema: &Value,
+        pointer: &str,
+        written: &[String],
+    ) -> String {
+        let Some(target) = misspelled(&key, props, written, schema) else {
+            return key;
+        };
+        if taken.contains_key(target.as_str()) {
+            return key;
+        }
+        let mut at = pointer.to_owned();
+        push_pointer(&mut at, &key);
+        let target = target.clone();
+        self.record(
+            RepairRule::KeyTypo,
+            &at,
+            &Value::String(key),
+            &Value::String(target.clone()),
+        );
+        target
     }
 }
