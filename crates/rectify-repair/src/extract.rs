@@ -2,7 +2,8 @@
 //!
 //! Text that starts with `{` or `[` is the payload itself (fences inside its strings are
 //! content). Otherwise Markdown code fences (` ```json `, unlabelled, several, unclosed) hold
-//! the payloads; failing that, the payload starts at the first `{` or `[` after the prose
+//! the payloads, but not a fence of code in another language beside them (` ```rust `), nor
+//! before the JSON written after it; failing that, the payload starts at the first `{` or `[` after the prose
 //! (which also covers `<json>` tags and JSONP wrappers), or at a leading `(` tuple.
 
 use memchr::memmem;
@@ -91,7 +92,7 @@ fn regions_in(text: &str) -> Vec<Region> {
     }
     let fenced = fences(text);
     if !fenced.is_empty() {
-        return fenced;
+        return payload_fences(text, fenced);
     }
     let rest = text.get(solid..).unwrap_or("").trim_end();
     let escaped_whole = rest.starts_with("\\\"") && rest.ends_with("\\\"") && rest.len() > 4;
@@ -115,6 +116,69 @@ fn regions_in(text: &str) -> Vec<Region> {
         })
         .into_iter()
         .collect()
+}
+
+/// Labels of fences that hold data, or text an answer may be.
+const DATA_LABELS: [&str; 14] = [
+    "",
+    "json",
+    "jsonc",
+    "json5",
+    "jsonl",
+    "ndjson",
+    "yaml",
+    "yml",
+    "text",
+    "txt",
+    "plaintext",
+    "markdown",
+    "md",
+    "javascript",
+];
+
+/// The fences of `fenced` that may hold the payload. A fence labelled with another language
+/// (` ```rust `, ` ```bash `) whose content does not open with a bracket is code the model
+/// showed, not the answer: beside other fences it is dropped; when every fence is such code
+/// and a bracket opens in the prose after one, the payload is there
+/// (`The result is {"data": 1}`). Otherwise the fences stay.
+fn payload_fences(text: &str, fenced: Vec<Region>) -> Vec<Region> {
+    let code = |r: &Region| {
+        let label = r.fence.as_deref().unwrap_or("");
+        let opens = text
+            .get(r.start..r.end)
+            .unwrap_or("")
+            .starts_with(['{', '[']);
+        !DATA_LABELS.contains(&label) && !opens
+    };
+    if !fenced.iter().all(code) {
+        // Beside a fence that may hold the payload, code is no candidate.
+        return fenced.into_iter().filter(|r| !code(r)).collect();
+    }
+    let b = text.as_bytes();
+    for (i, fence) in fenced.iter().enumerate() {
+        let after = fence.end
+            + b[fence.end.min(b.len())..]
+                .iter()
+                .take_while(|&&c| c == b'`')
+                .count();
+        // Up to the opening backticks of the next fence, if any.
+        let until = fenced.get(i + 1).map_or(b.len(), |next| {
+            text.get(..next.start)
+                .and_then(|t| t.rfind("```"))
+                .unwrap_or(next.start)
+        });
+        let Some(prose) = b.get(after..until) else {
+            continue;
+        };
+        if let Some(at) = memchr::memchr2(b'{', b'[', prose) {
+            return vec![Region {
+                start: after + at,
+                end: until,
+                fence: None,
+            }];
+        }
+    }
+    fenced
 }
 
 /// True when the whole text is one string escaped as if it sat inside another one, perhaps

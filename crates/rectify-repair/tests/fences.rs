@@ -83,3 +83,21 @@ proptest! {
         prop_assert_eq!(Some(reread), out.value);
     }
 }
+
+#[test]
+fn code_in_another_language_is_no_payload() {
+    let options = RepairOptions::default();
+    // The only fence is code: the JSON in the prose after it is the answer.
+    let after = "```rust\nlet x = 42;\n```\nThe result is {\"data\": \"inline\"}";
+    let out = repair(after, &options);
+    assert_eq!(out.value, Some(json!({"data": "inline"})));
+    assert!(out.repairs.iter().any(|r| r.code == "extract.prose"));
+    // Beside a JSON fence, a code fence is no candidate (no choice to make).
+    let beside = "```json\n{\"a\": 1}\n```\n```rust\nfn x() {}\n```";
+    let out = repair(beside, &options);
+    assert_eq!(out.value, Some(json!({"a": 1})));
+    assert!(out.is_valid());
+    // A code-labelled fence that opens with a bracket may still be the payload.
+    let dict = "```python\n{\"a\": 1}\n```";
+    assert_eq!(repair(dict, &options).value, Some(json!({"a": 1})));
+}
