@@ -111,7 +111,7 @@ rules! {
     CommaList => "coerce.comma_list", Unsafe, "Reads one line of comma-separated items (`foo, bar`) as the array of scalars the schema wants.";
     TextAsEnum => "coerce.text_as_enum", Unsafe, "Reads the enum value the text names (`ONE: the first option`, `The answer is TWO`).";
     SchemaDefault => "coerce.schema_default", Unsafe, "Fills a missing value with the schema's default or type's empty value.";
-    MissingNullable => "coerce.missing_nullable", Unsafe, "Adds a required property the object left out, with `null`, where its schema allows `null`.";
+    MissingAsEmpty => "coerce.missing_as_empty", Unsafe, "Adds a required property the object left out as empty: `null` where its schema allows `null`, else `[]` where it wants an array.";
     DropAdditional => "coerce.drop_additional", Unsafe, "Drops a property the schema forbids.";
     DropNull => "coerce.drop_null", Safe, "Drops an optional property whose `null` the schema does not allow.";
     YamlTabs => "yaml.tabs", Safe, "Replaces tabs used for indentation with spaces.";

@@ -62,7 +62,7 @@ fn every_rule_fires_on_its_fixture_with_the_expected_value() {
 
 /// Unsafe coercions tried only with permission: without it the plain schema mismatch
 /// stands, which tells a model more than a refusal of the repair would.
-const TRIED_ONLY_WITH_PERMISSION: &[&str] = &["coerce.json_as_string", "coerce.missing_nullable"];
+const TRIED_ONLY_WITH_PERMISSION: &[&str] = &["coerce.json_as_string", "coerce.missing_as_empty"];
 
 #[test]
 fn unsafe_rules_need_permission_and_safe_rules_do_not() {

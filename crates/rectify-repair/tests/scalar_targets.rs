@@ -231,20 +231,22 @@ fn a_union_takes_the_branch_that_changes_least() {
 }
 
 #[test]
-fn a_required_nullable_property_left_out_is_null_only_with_unsafe() {
+fn a_required_property_left_out_is_empty_only_with_unsafe() {
     let schema = json!({
         "type": "object",
         "properties": {
             "name": {"type": "string"},
             "age": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "tags": {"type": "array", "items": {"type": "string"}},
             "any": {},
-            "nick": {"type": "string", "default": "none"}
+            "nick": {"type": "string", "default": "none"},
+            "some": {"type": "array", "minItems": 1}
         },
-        "required": ["name", "age"]
+        "required": ["name", "age", "tags"]
     });
     assert_eq!(
         read(r#"{"name": "Ada"}"#, schema.clone()),
-        Some(json!({"name": "Ada", "age": null}))
+        Some(json!({"name": "Ada", "age": null, "tags": []}))
     );
     let safe = repair(
         r#"{"name": "Ada"}"#,
@@ -257,10 +259,13 @@ fn a_required_nullable_property_left_out_is_null_only_with_unsafe() {
             .iter()
             .any(|d| d.code == "repair.schema_mismatch")
     );
-    // A property whose schema takes anything, or that has only a default, is not filled.
-    let mut wider = schema;
-    wider["required"] = json!(["name", "any", "nick"]);
-    assert!(!fits(r#"{"name": "Ada"}"#, wider));
+    // A property whose schema takes anything, has only a default, or wants a list that
+    // may not be empty, is not filled.
+    for other in ["any", "nick", "some"] {
+        let mut wider = schema.clone();
+        wider["required"] = json!(["name", other]);
+        assert!(!fits(r#"{"name": "Ada"}"#, wider), "{other}");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::Coercer;
 use super::enums::fold;
 use super::key_typo::misspelled;
-use super::schema::{fits, names_null};
+use super::schema::{fits, names_null, resolve, types};
 use crate::rules::RepairRule;
 
 /// Where a property stands in its object's schema.
@@ -60,31 +60,36 @@ impl Coercer<'_> {
         Value::Object(out)
     }
 
-    /// Fills with `null` each required property the object left out whose schema names
-    /// `null` among its values: an optional field written as required and nullable, as
-    /// strict structured outputs want. Unsafe: the model did not say it. A `default` is not
-    /// used, since `required` says the value must be written. Tried only with unsafe repairs
-    /// allowed, since otherwise the plain "missing property" tells the model more.
+    /// Adds as empty each required property the object left out: `null` where its schema
+    /// names `null` among its values (an optional field written as required and nullable, as
+    /// strict structured outputs want), else `[]` where it wants an array (a list the model
+    /// had nothing for). Unsafe: the model did not say it. A `default` is not used, since
+    /// `required` says the value must be written. Tried only with unsafe repairs allowed,
+    /// since otherwise the plain "missing property" tells the model more.
     fn fill_required(&mut self, out: &mut Map<String, Value>, schema: &Value, pointer: &str) {
         let Some(required) = schema.get("required").and_then(Value::as_array) else {
             return;
         };
         for key in required.iter().filter_map(Value::as_str) {
-            let absent = !out.contains_key(key);
-            let nullable = matches!(Self::property_schema(schema, key),
-                Slot::Allowed(Some(sub)) if names_null(self.root, sub, 0));
-            if !absent || !nullable {
+            if out.contains_key(key) {
                 continue;
             }
+            let Slot::Allowed(Some(sub)) = Self::property_schema(schema, key) else {
+                continue;
+            };
+            let sub = resolve(self.root, sub);
+            let may_be_empty = sub.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0;
+            let empty = if names_null(self.root, sub, 0) {
+                Value::Null
+            } else if types(sub) == ["array"] && may_be_empty {
+                Value::Array(Vec::new())
+            } else {
+                continue;
+            };
             let mut child = pointer.to_owned();
             push_pointer(&mut child, key);
-            self.record_text(
-                RepairRule::MissingNullable,
-                &child,
-                String::new(),
-                &Value::Null,
-            );
-            out.insert(key.to_owned(), Value::Null);
+            self.record_text(RepairRule::MissingAsEmpty, &child, String::new(), &empty);
+            out.insert(key.to_owned(), empty);
         }
     }
 
