@@ -2,10 +2,11 @@
 //! the jsonrepair-rs crate, `corpus/best_effort_json_parser.jsonl` from the npm package
 //! best-effort-json-parser, `corpus/llm_parsers.jsonl` from LLM-output parsers on PyPI,
 //! `corpus/pypi_repairers.jsonl` from three JSON repairers on PyPI,
-//! `corpus/registry_suites.jsonl` from thirteen packages on crates.io and PyPI; see
-//! `corpus/README.md`). A quarter of them (`measured_only`) are
-//! measured and printed, never asserted or tuned on; on the rest, the number of cases
-//! rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
+//! `corpus/registry_suites.jsonl` from thirteen packages on crates.io and PyPI,
+//! `corpus/llm_frameworks.jsonl` from four frameworks on PyPI, `corpus/crate_parsers.jsonl`
+//! from LLM-output parsers on crates.io and npm; see `corpus/README.md`). Their
+//! `measured_only` parts are measured and printed, never asserted or tuned on; on the rest,
+//! the number of cases rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
 //! part's misses.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -32,6 +33,9 @@ const PYPI_REPAIRERS_FLOOR: usize = 83;
 /// The same for the corpus of registry packages' tests (its tuned part: json-repair,
 /// llm-output-parser, partialjson).
 const REGISTRY_SUITES_FLOOR: usize = 240;
+
+/// The same for the crates.io and npm LLM-output parsers' tests (their even-indexed half).
+const CRATE_PARSERS_FLOOR: usize = 49;
 
 /// Equal as JSON values, numbers compared by value (`1.0` is `1`).
 fn same(a: &Value, b: &Value) -> bool {
@@ -89,6 +93,25 @@ fn registry_suites_cases() {
         "registry-suites",
         include_str!("corpus/registry_suites.jsonl"),
         REGISTRY_SUITES_FLOOR,
+    );
+}
+
+#[test]
+fn crate_parsers_cases() {
+    run_corpus(
+        "crate-parsers",
+        include_str!("corpus/crate_parsers.jsonl"),
+        CRATE_PARSERS_FLOOR,
+    );
+}
+
+#[test]
+fn llm_frameworks_cases() {
+    // Measured only, every case: printed, no floor.
+    run_corpus(
+        "llm-frameworks",
+        include_str!("corpus/llm_frameworks.jsonl"),
+        0,
     );
 }
 
