@@ -257,3 +257,35 @@ fn closed_object_followed_by_members_agrees() {
         assert_eq!(out.diagnostics, value.diagnostics, "unsafe {allow_unsafe}");
     }
 }
+
+proptest! {
+    /// Found by the `repair` fuzz target: a member's string with a comma, then more than
+    /// two windows of text with characters of several bytes, then a colon. The run of
+    /// plain content copied at once ended where the look-ahead window did, inside a
+    /// character, and the copy of that run was lost without a record.
+    #[test]
+    fn a_long_value_of_wide_characters_is_read_whole(
+        chars in prop::collection::vec(prop::sample::select(vec!['\u{fffd}', 'é', '€', '😀', 'x', ' ']), 300..700),
+        escapes in 0usize..20,
+    ) {
+        let body: String = chars.into_iter().collect();
+        let value = format!(",{body}{}:", "\u{0}".repeat(escapes));
+        let text = serde_json::json!({"t": value, "u": "a, b: c"}).to_string();
+        let (lenient, repairs) = parse_lenient(&text);
+        prop_assert!(repairs.is_empty(), "{:?}", repairs);
+        prop_assert_eq!(lenient, Some(serde_json::from_str::<Value>(&text).unwrap()));
+    }
+}
+
+#[test]
+fn the_fuzz_input_whose_window_ended_in_a_character_converges() {
+    let options = RepairOptions::default().with_unsafe(true);
+    let out = rectify_repair::repair_bytes(
+        include_bytes!("fixtures/repair_fuzz_window_in_char.bin"),
+        &options,
+    );
+    let text = out.to_json().unwrap();
+    let again = repair(&text, &options);
+    assert!(again.is_unchanged(), "{:?}", again.repairs);
+    assert_eq!(again.value, out.value);
+}

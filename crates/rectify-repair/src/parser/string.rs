@@ -170,6 +170,10 @@ impl<S: Sink> Parser<'_, '_, S> {
             // Runs start and end at ASCII bytes, the first byte of a curly quote or the
             // end: always character boundaries.
             if self.pos > run {
+                debug_assert!(
+                    self.src.is_char_boundary(self.pos),
+                    "a run ends in a character"
+                );
                 st.out.push_str(self.src.get(run..self.pos).unwrap_or(""));
             }
             let Some(c) = self.peek() else {
@@ -199,7 +203,12 @@ impl<S: Sink> Parser<'_, '_, S> {
                 .position(|&c| SPECIAL.contains(c))
                 .unwrap_or(rest.len());
         }
-        let window = rest.get(..sure.min(rest.len())).unwrap_or_default();
+        // The window ends at a character boundary: a run must not end inside a character.
+        let mut sure = sure.min(rest.len());
+        while !self.src.is_char_boundary(self.pos + sure) {
+            sure -= 1;
+        }
+        let window = rest.get(..sure).unwrap_or_default();
         let n = window
             .iter()
             .position(|&c| SPECIAL_NOT_PUNCT.contains(c))
