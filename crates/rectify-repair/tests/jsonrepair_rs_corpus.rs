@@ -4,7 +4,8 @@
 //! `corpus/pypi_repairers.jsonl` from three JSON repairers on PyPI,
 //! `corpus/registry_suites.jsonl` from thirteen packages on crates.io and PyPI,
 //! `corpus/llm_frameworks.jsonl` from four frameworks on PyPI, `corpus/crate_parsers.jsonl`
-//! from LLM-output parsers on crates.io and npm; see `corpus/README.md`). Their
+//! from LLM-output parsers on crates.io and npm, `corpus/agent_frameworks.jsonl` from seven
+//! agent frameworks on PyPI; see `corpus/README.md`). Their
 //! `measured_only` parts are measured and printed, never asserted or tuned on; on the rest,
 //! the number of cases rectify repairs to the expected value may not fall. `CORPUS_SHOW=1` prints the tuned
 //! part's misses.
@@ -111,6 +112,16 @@ fn llm_frameworks_cases() {
     run_corpus(
         "llm-frameworks",
         include_str!("corpus/llm_frameworks.jsonl"),
+        0,
+    );
+}
+
+#[test]
+fn agent_frameworks_cases() {
+    // Measured only, every case: printed, no floor.
+    run_corpus(
+        "agent-frameworks",
+        include_str!("corpus/agent_frameworks.jsonl"),
         0,
     );
 }
