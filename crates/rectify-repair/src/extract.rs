@@ -119,7 +119,7 @@ fn regions_in(text: &str) -> Vec<Region> {
 }
 
 /// Labels of fences that hold data, or text an answer may be.
-const DATA_LABELS: [&str; 14] = [
+const DATA_LABELS: [&str; 15] = [
     "",
     "json",
     "jsonc",
@@ -134,21 +134,24 @@ const DATA_LABELS: [&str; 14] = [
     "markdown",
     "md",
     "javascript",
+    "js",
 ];
 
 /// The fences of `fenced` that may hold the payload. A fence labelled with another language
-/// (` ```rust `, ` ```bash `) whose content does not open with a bracket is code the model
+/// (` ```rust `, ` ```bash `) none of whose lines opens with a bracket is code the model
 /// showed, not the answer: beside other fences it is dropped; when every fence is such code
 /// and a bracket opens in the prose after one, the payload is there
 /// (`The result is {"data": 1}`). Otherwise the fences stay.
 fn payload_fences(text: &str, fenced: Vec<Region>) -> Vec<Region> {
     let code = |r: &Region| {
         let label = r.fence.as_deref().unwrap_or("");
-        let opens = text
+        // A line opening with a bracket may be the payload (after a comment line).
+        let bracket_line = text
             .get(r.start..r.end)
             .unwrap_or("")
-            .starts_with(['{', '[']);
-        !DATA_LABELS.contains(&label) && !opens
+            .lines()
+            .any(|l| l.trim_start().starts_with(['{', '[']));
+        !DATA_LABELS.contains(&label) && !bracket_line
     };
     if !fenced.iter().all(code) {
         // Beside a fence that may hold the payload, code is no candidate.

@@ -97,7 +97,16 @@ fn code_in_another_language_is_no_payload() {
     let out = repair(beside, &options);
     assert_eq!(out.value, Some(json!({"a": 1})));
     assert!(out.is_valid());
-    // A code-labelled fence that opens with a bracket may still be the payload.
+    // A code-labelled fence that opens with a bracket may still be the payload, after a
+    // comment line too; the prose after it is then no candidate.
     let dict = "```python\n{\"a\": 1}\n```";
     assert_eq!(repair(dict, &options).value, Some(json!({"a": 1})));
+    let commented = "```python\n# the result\n{\"a\": 1, \"b\": 2}\n```\nValues are in [0, 1].";
+    assert_eq!(
+        repair(commented, &options).value,
+        Some(json!({"a": 1, "b": 2}))
+    );
+    // Two fences that may both hold a payload: a choice, refused without `--unsafe`.
+    let two = "```js\n// answer\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```";
+    assert!(!repair(two, &options).is_valid());
 }

@@ -167,6 +167,18 @@ proptest! {
 }
 
 #[test]
+fn a_number_format_with_two_readings_is_not_read_safely() {
+    let schema = json!({"properties": {"v": {"type": "number"}}});
+    let safe = RepairOptions::default().with_schema(schema);
+    // A thousands point, a decimal comma before a trailing sign, digits of another script.
+    for written in ["€1.500", "1.234 €", "1,250 $", "€1,250", "$1٢3", "1,250"] {
+        let text = format!("{{\"v\": \"{written}\"}}");
+        let out = repair(&text, &safe);
+        assert!(!out.is_valid(), "{written}: {:?}", out.value);
+    }
+}
+
+#[test]
 fn a_const_matches_in_another_case() {
     assert_eq!(read("HI", json!({"const": "hi"})), Some(json!("hi")));
     assert_eq!(read("Yes", json!({"const": true})), Some(json!(true)));

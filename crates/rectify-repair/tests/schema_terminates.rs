@@ -88,3 +88,33 @@ fn a_recursive_array_schema_does_not_wrap_without_end() {
         Some(json!({"children": [{"children": []}, {"children": [{"children": []}]}]}))
     );
 }
+
+/// Found in review: with every union branch tried for the cheapest coercion, nested
+/// `anyOf`s of arrays cost two trials a level, so a value 16 deep took seconds and past the
+/// step budget came back unrepaired. A branch whose coercion is safe is taken at once.
+#[test]
+fn nested_unions_are_coerced_in_one_pass() {
+    let schema = json!({
+        "$defs": {"n": {"anyOf": [
+            {"type": "array", "items": {"$ref": "#/$defs/n"}},
+            {"type": "array", "items": {"$ref": "#/$defs/n"}},
+            {"type": "integer"}
+        ]}},
+        "$ref": "#/$defs/n"
+    });
+    let depth = 40;
+    let text = format!("{}\"1\"{}", "[".repeat(depth), "]".repeat(depth));
+    let out = repair(
+        &text,
+        &RepairOptions::default()
+            .with_unsafe(true)
+            .with_schema(schema),
+    );
+    assert!(out.is_valid(), "{:?}", out.diagnostics);
+    let mut v = out.value.unwrap();
+    for _ in 0..depth {
+        v = v[0].take();
+    }
+    assert_eq!(v, json!(1));
+    assert_eq!(out.repairs.len(), 1, "{:?}", out.repairs);
+}

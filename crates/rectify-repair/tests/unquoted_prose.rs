@@ -82,6 +82,19 @@ fn prose_stops_at_the_next_member() {
     assert_eq!(word.value, Some(json!({"a": "hello"})));
 }
 
+#[test]
+fn words_with_a_comment_mark_a_quote_or_a_keyword_are_a_guess() {
+    for text in [
+        "{\"a\": yes # confirmed\n}",
+        "{\"a\": true false}",
+        "{\"a\": null null, \"b\": 1}",
+        "{'a': New York'}",
+    ] {
+        let out = repair(text, &RepairOptions::default());
+        assert!(!out.is_valid(), "{text}: {:?}", out.value);
+    }
+}
+
 proptest! {
     /// Words with no comma, colon or line break in a member's value end where the member
     /// ends: a safe reading. Going on past a comma, or in a list, the end is a guess.

@@ -192,10 +192,11 @@ impl<'a> Coercer<'a> {
     }
 
     /// `anyOf`/`oneOf`: among the branches that take the value as it is (else all of them),
-    /// the one the value fits after the coercion that changes least: fewest unsafe repairs,
-    /// then fewest repairs, then the first (`3.14` for `integer | string` is `"3.14"`, not a
-    /// rounded `3`). Repairs of the other branches are discarded. A value that fits is never
-    /// reshaped for another branch.
+    /// the first the value fits after a coercion with no unsafe repair; failing that, the
+    /// one it fits with the fewest unsafe repairs (the first of a tie). `3.14` for
+    /// `integer | string` is `"3.14"`, not a rounded `3`. Repairs of the other branches are
+    /// discarded. A value that fits is never reshaped for another branch. A trial that ran
+    /// out of the step budget counts for nothing, and none is started after it.
     fn branch(&mut self, v: Value, branches: &[Value], pointer: &str) -> Value {
         let root = self.root;
         let as_is = branches.iter().filter(|b| takes(root, b, &v, 0));
@@ -203,28 +204,29 @@ impl<'a> Coercer<'a> {
             Some(_) => as_is.collect(),
             None => branches.iter().collect(),
         };
-        let mut best: Option<(usize, usize, Value, Coercer<'a>)> = None;
+        let mut best: Option<(usize, Value, Coercer<'a>)> = None;
         for branch in chosen {
             let mut trial = self.trial();
             let out = trial.coerce(v.clone(), branch, pointer);
+            if self.steps.get() > MAX_STEPS {
+                break;
+            }
             if !schema::fits(self.root, branch, &out, 0) {
                 continue;
             }
-            let unsafe_count = trial
+            let risky = trial
                 .repairs
                 .iter()
                 .filter(|r| r.applicability == Applicability::Unsafe)
                 .count();
-            let cost = (unsafe_count, trial.repairs.len());
-            if best.as_ref().is_none_or(|(u, n, ..)| cost < (*u, *n)) {
-                let done = cost == (0, 0);
-                best = Some((cost.0, cost.1, out, trial));
-                if done {
-                    break;
-                }
+            if best.as_ref().is_none_or(|(least, ..)| risky < *least) {
+                best = Some((risky, out, trial));
+            }
+            if risky == 0 {
+                break;
             }
         }
-        let Some((_, _, out, trial)) = best else {
+        let Some((_, out, trial)) = best else {
             return v;
         };
         self.repairs.extend(trial.repairs);

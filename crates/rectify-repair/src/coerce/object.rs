@@ -78,7 +78,7 @@ impl Coercer<'_> {
                 continue;
             };
             let sub = resolve(self.root, sub);
-            let may_be_empty = sub.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0;
+            let may_be_empty = sub.get("minItems").and_then(Value::as_f64).unwrap_or(0.0) <= 0.0;
             let empty = if names_null(self.root, sub, 0) {
                 Value::Null
             } else if types(sub) == ["array"] && may_be_empty {

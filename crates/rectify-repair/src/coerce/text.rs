@@ -19,32 +19,39 @@ static NUMBER: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(r"[-+]?[$€£¥]?\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?").ok()
 });
 
-/// A whole text that is one number written in a format with one reading: a currency sign
-/// before or after it (`$12.50`, `12.50 €`), or thousands separators that cannot be decimal
-/// commas (two groups or more, `1,250,000`; a decimal point after them, `1,250.00`; or a
-/// dollar sign before them, `$1,250`).
+/// A whole text that is one number with a currency sign before or after it (`$12.50`,
+/// `12.50 €`), or with thousands separators and no sign (`1,250,000`, `1,250.00`); which of
+/// these have one reading [`formatted_number`] decides. ASCII digits only.
 static FORMATTED: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
     regex::Regex::new(concat!(
         r"^[-+]?(?:",
-        r"[$€£¥]\s?(?:\d{1,3}(?:,\d{3})*|\d+)(?:\.\d+)?",
-        r"|(?:\d{1,3}(?:,\d{3})*|\d+)(?:\.\d+)?\s?[€£¥$]",
-        r"|\d{1,3}(?:,\d{3}){2,}(?:\.\d+)?",
-        r"|\d{1,3}(?:,\d{3})+\.\d+",
+        r"[$€£¥]\s?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?",
+        r"|(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?\s?[€£¥$]",
+        r"|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?",
         r")$"
     ))
     .ok()
 });
 
 /// The JSON number text of `t` when the whole of it (trimmed) is a number in a format with
-/// one reading ([`FORMATTED`]): signs of currency and thousands dropped. A single group
-/// (`1,250`, `€1,250`) may be a decimal comma and is left to [`number`].
+/// one reading: signs of currency and thousands dropped. Not read (left to [`number`]): a
+/// single comma group with no decimal point (`1,250`, `€1,250`, `1,250 $`: maybe a decimal
+/// comma) unless a dollar sign comes first (`$1,250`), and a point followed by exactly three
+/// digits with no comma before it (`€1.500`, `1.234 €`: maybe a thousands point).
 pub(crate) fn formatted_number(t: &str) -> Option<String> {
     let t = t.trim();
     if !FORMATTED.as_ref()?.is_match(t) {
         return None;
     }
-    let single_group = t.matches(',').count() == 1 && !t.contains('.');
-    if single_group && !t.contains('$') {
+    let unsigned = t.trim_start_matches(['-', '+']);
+    let commas = t.matches(',').count();
+    let decimals = t
+        .split_once('.')
+        .map(|(_, d)| d.chars().take_while(char::is_ascii_digit).count());
+    if commas == 1 && decimals.is_none() && !unsigned.starts_with('$') {
+        return None;
+    }
+    if commas == 0 && decimals == Some(3) {
         return None;
     }
     Some(

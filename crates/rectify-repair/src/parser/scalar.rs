@@ -312,10 +312,18 @@ impl<S: Sink> Parser<'_, '_, S> {
 /// `- Infinity`, `+ NaN`: a sign, white space, then a non-finite number.
 /// True when `word`, a member's unquoted value, is one word or several with no delimiter
 /// inside (`New York`): it ended at the first comma, bracket or line break, so where it
-/// ends is not a guess. Text holding a comma, colon, semicolon, bracket or line break went
-/// on past a place where another reading could start.
+/// ends is not a guess. Text holding a comma, colon, semicolon, bracket, quote, line break,
+/// `#` or `/` (a comment may start there), or a keyword (a value of its own), went on past a
+/// place where another reading could start.
 fn plain_words(word: &str) -> bool {
-    !word.contains([',', ':', ';', '\n', '\r', '{', '[', '(', '"'])
+    let delimiter = [
+        ',', ':', ';', '\n', '\r', '{', '[', '(', '"', '\'', '`', '#', '/',
+    ];
+    // A keyword among the words (`true false`, `null null`) may be values of their own.
+    !word.contains(delimiter)
+        && !word
+            .split_whitespace()
+            .any(|w| is_keyword(w) || spaced_non_finite(w) || w.eq_ignore_ascii_case("undefined"))
 }
 
 pub(crate) fn spaced_non_finite(word: &str) -> bool {
