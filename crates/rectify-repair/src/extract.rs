@@ -143,19 +143,27 @@ const DATA_LABELS: [&str; 15] = [
 /// and a bracket opens in the prose after one, the payload is there
 /// (`The result is {"data": 1}`). Otherwise the fences stay.
 fn payload_fences(text: &str, fenced: Vec<Region>) -> Vec<Region> {
-    let code = |r: &Region| {
-        let label = r.fence.as_deref().unwrap_or("");
-        // A line opening with a bracket may be the payload (after a comment line).
-        let bracket_line = text
-            .get(r.start..r.end)
-            .unwrap_or("")
-            .lines()
-            .any(|l| l.trim_start().starts_with(['{', '[']));
-        !DATA_LABELS.contains(&label) && !bracket_line
-    };
-    if !fenced.iter().all(code) {
+    // The label is looked at first: a data fence's lines are never scanned.
+    let code: Vec<bool> = fenced
+        .iter()
+        .map(|r| {
+            let label = r.fence.as_deref().unwrap_or("");
+            // A line opening with a bracket may be the payload (after a comment line).
+            !DATA_LABELS.contains(&label)
+                && !text
+                    .get(r.start..r.end)
+                    .unwrap_or("")
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(['{', '[']))
+        })
+        .collect();
+    if !code.iter().all(|&c| c) {
         // Beside a fence that may hold the payload, code is no candidate.
-        return fenced.into_iter().filter(|r| !code(r)).collect();
+        return fenced
+            .into_iter()
+            .zip(code)
+            .filter_map(|(r, c)| (!c).then_some(r))
+            .collect();
     }
     let b = text.as_bytes();
     for (i, fence) in fenced.iter().enumerate() {

@@ -54,11 +54,15 @@ pub(crate) fn formatted_number(t: &str) -> Option<String> {
     if commas == 0 && decimals == Some(3) {
         return None;
     }
-    Some(
-        t.chars()
-            .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
-            .collect(),
-    )
+    Some(digits(t))
+}
+
+/// The digits, point and minus sign of a number as written (currency and thousands signs
+/// dropped).
+fn digits(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+        .collect()
 }
 
 /// A fraction written with a slash (`1/5`, `8 / 10`); its boundaries are checked apart (a
@@ -147,11 +151,7 @@ pub(super) fn number(t: &str, integer: bool) -> Option<Value> {
     if found.next().is_some() {
         return None;
     }
-    let digits: String = hit
-        .as_str()
-        .chars()
-        .filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
-        .collect();
+    let digits = digits(hit.as_str());
     let f: f64 = digits.parse().ok()?;
     let f = match scale(t.get(hit.end()..)?) {
         Some(Scale::Factor(factor)) => return whole_or_fraction(f * factor, integer),
