@@ -16,6 +16,7 @@
 
 pub mod engine;
 pub mod graph;
+pub mod isolate;
 pub mod load;
 pub mod report;
 pub mod spec;

@@ -121,7 +121,7 @@ impl Runner {
             format!("{role} answer {seq} from the store"),
         );
         for (path, hash) in &call.outcome.files {
-            if let Err(e) = self.restore_file(path, hash.as_deref()) {
+            if let Err(e) = self.restore_file(unit, path, hash.as_deref()) {
                 tracing::error!(step = unit, path = %path, error = %e, "cannot restore a recorded file");
             }
         }
@@ -167,7 +167,7 @@ impl Runner {
     }
 
     /// Puts `path` back as a recorded call left it: the artifact `hash`, or absent.
-    fn restore_file(&self, path: &str, hash: Option<&str>) -> Result<(), String> {
+    fn restore_file(&self, unit: &str, path: &str, hash: Option<&str>) -> Result<(), String> {
         let abs = super::paths::inside(&self.workdir, path)?;
         match hash {
             Some(hash) => {
@@ -177,7 +177,12 @@ impl Runner {
                     .map_err(|e| e.to_string())?
                     .ok_or_else(|| format!("the artifact {hash} is missing from the store"))?;
                 if std::fs::read(&abs).ok().as_deref() != Some(bytes.as_slice()) {
-                    super::paths::write_atomic(&abs, &bytes).map_err(|e| e.to_string())?;
+                    let since = self.tree.now();
+                    match self.tree.write(unit, path, &bytes, since) {
+                        Ok(()) => {}
+                        Err(super::tree::WriteError::Conflict(d)) => return Err(d.message),
+                        Err(super::tree::WriteError::Io(e)) => return Err(e.to_string()),
+                    }
                 }
                 Ok(())
             }

@@ -14,6 +14,7 @@ mod providers;
 mod repair;
 mod resume;
 mod step;
+mod tree;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -30,7 +31,7 @@ use crate::store::{RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
 use crate::summary::RunSummary;
 use crate::template::Templates;
 
-pub use confine::{Allowed, Snapshot};
+pub use confine::Allowed;
 pub use dag::End;
 pub use paths::{inside, read_bounded, write_atomic};
 pub use prompt::FAILED_HEADER;
@@ -104,9 +105,6 @@ pub enum RunError {
     Store(#[from] StoreError),
 }
 
-/// The paths a running unit declared: exact outputs and `may_write` globs.
-type Claim = (Vec<PathBuf>, Vec<String>);
-
 /// One run in progress.
 pub(crate) struct Runner {
     wf: Workflow,
@@ -135,13 +133,9 @@ pub(crate) struct Runner {
     waiting: std::collections::BTreeSet<String>,
     /// Schemas compiled once per run.
     schemas: Arc<check::SchemaCache>,
-    /// Paths each running unit declared (outputs, `may_write` globs): a parallel sibling's
-    /// writes there are not confinement breaches.
-    /// Each with the tick its unit ended at (`None`: still running). A finished unit's claim
-    /// is kept while an agent that started before it ended may still be watched.
-    claimed: Mutex<BTreeMap<String, (Claim, Option<u64>)>>,
-    /// Ticks once per unit end (orders claims against confinement snapshots).
-    claim_clock: std::sync::atomic::AtomicU64,
+    /// The shared working tree: every change reaches it through here, under one lock,
+    /// logged with the unit that made it (agents work in their own views).
+    tree: tree::Tree,
     /// The first store write that failed: the run stops.
     store_error: Mutex<Option<StoreError>>,
 }
@@ -202,6 +196,8 @@ impl Runner {
         memory: ErrorMemory,
     ) -> Runner {
         let schemas = Arc::clone(&wf.schemas);
+        crate::isolate::sweep_stale();
+        let tree = tree::Tree::new(workdir.clone(), crate::isolate::Mode::detect());
         Runner {
             wf,
             store,
@@ -219,8 +215,7 @@ impl Runner {
             starts: Mutex::new(BTreeMap::new()),
             finished: std::collections::BTreeSet::new(),
             waiting: std::collections::BTreeSet::new(),
-            claimed: Mutex::new(BTreeMap::new()),
-            claim_clock: std::sync::atomic::AtomicU64::new(0),
+            tree,
             schemas,
             store_error: Mutex::new(None),
         }

@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::call::{Called, Observed};
 use super::check::{CheckSpec, SchemaCache, schema_summary};
-use super::confine::{Allowed, Snapshot};
+use super::confine::Allowed;
 use super::prompt::{OutputLine, ProducerPrompt};
+use super::tree::{Applied, Policy, WriteError};
 use super::{Runner, paths};
 use crate::spec::{AgentSpec, Confine, StepSpec};
 use crate::store::StepRecord;
@@ -203,7 +204,19 @@ impl Runner {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )];
-        let context = self.call_context(step, env);
+        let mut context = self.call_context(step, env);
+        // A command agent works in its own view of the tree (not when its answer is replayed).
+        let replayed = self.is_recorded(&unit.key, "producer", record.attempts);
+        let view = if spec.kind == ProviderKind::Command && !replayed {
+            let view = self
+                .tree
+                .view()
+                .map_err(|e| format!("the agent's view of the working tree cannot be made: {e}"))?;
+            context.cwd = view.0.root().to_path_buf();
+            Some(view)
+        } else {
+            None
+        };
         let provider = match self.factory.provider(&spec, &context) {
             Ok(p) => p,
             Err(e) => return Ok(Produced::ProviderFailed(e)),
@@ -216,74 +229,62 @@ impl Runner {
             {
                 request.schema = answer_schema(check, &self.schemas);
             }
-            return Ok(self
-                .run_agent(unit, step, resolved, &provider, &request, record)
-                .await);
+            let policy = self.producer_policy(step, resolved);
+            let call = AgentCall {
+                provider: &provider,
+                request: &request,
+                view: view.as_ref(),
+                policy: &policy,
+            };
+            return Ok(self.run_agent(unit, resolved, call, record).await);
         }
         self.write_answers(unit, resolved, &provider, &prompt, request, record)
             .await
     }
 
-    /// What a unit's agent may change: its outputs and `may_write`, and what every unit running
-    /// beside it declared (their writes are theirs) — every unit running since `since` (the
-    /// clock when the agent's snapshot was taken), including those that finished meanwhile.
-    fn allowed(&self, resolved: &Resolved, may_write: &[String], since: u64) -> Allowed {
-        let mut exact: Vec<PathBuf> = resolved
+    /// How a producer's change set is judged: its outputs and `may_write`, with the step's
+    /// confinement (an answer step's agent declares no files: what it changes is applied).
+    fn producer_policy(&self, step: &StepSpec, resolved: &Resolved) -> Policy {
+        let exact = resolved
             .outputs
             .iter()
             .map(|o| PathBuf::from(&o.rel))
             .collect();
-        let mut globs = may_write.to_vec();
-        let claimed = self
-            .claimed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for ((paths, patterns), _) in claimed
-            .values()
-            .filter(|(_, ended)| ended.is_none_or(|t| t >= since))
-        {
-            exact.extend(paths.iter().cloned());
-            globs.extend(patterns.iter().cloned());
+        let confine = step.confine.unwrap_or(self.wf.spec.defaults.confine);
+        let confine = if resolved.answer.is_some() {
+            Confine::Off
+        } else {
+            confine
+        };
+        Policy {
+            allowed: Allowed::new(exact, &step.may_write),
+            confine,
+            refused_is_error: confine == Confine::Strict,
         }
-        Allowed::new(exact, &globs)
     }
 
-    /// A command agent (or an answer): one call, with confinement around it.
+    /// A command agent (or an answer): one call in its own view, whose change set is applied
+    /// to the shared tree right after it ends, before the answer is recorded.
     async fn run_agent(
         &self,
         unit: &Unit,
-        step: &StepSpec,
         resolved: &Resolved,
-        provider: &Arc<dyn Provider>,
-        request: &Request,
+        call: AgentCall<'_>,
         record: &mut StepRecord,
     ) -> Produced {
-        let confine = step.confine.unwrap_or(self.wf.spec.defaults.confine);
-        let watch = confine != Confine::Off
-            && resolved.answer.is_none()
-            && !self.is_recorded(&unit.key, "producer", record.attempts);
-        let since = self.claim_clock.load(std::sync::atomic::Ordering::SeqCst);
-        let before = watch.then(|| Snapshot::take(&self.workdir, confine == Confine::Strict));
         let declared: Vec<(String, PathBuf)> = resolved
             .outputs
             .iter()
             .map(|o| (o.rel.clone(), o.abs.clone()))
             .collect();
-        let observe = || Observed {
-            files: self.capture(&declared),
-            problems: before.as_ref().map_or_else(Vec::new, |before| {
-                let after = Snapshot::take(&self.workdir, false);
-                let allowed = self.allowed(resolved, &step.may_write, since);
-                before.confine(&after, &self.workdir, &allowed, confine == Confine::Strict)
-            }),
-        };
+        let observe = || self.observe_view(&unit.key, call.view, call.policy, &declared);
         let (called, mut problems) = self
             .call_observed(
                 &unit.key,
                 "producer",
                 record.attempts,
-                provider,
-                request,
+                call.provider,
+                call.request,
                 record,
                 Some(&observe),
             )
@@ -304,6 +305,33 @@ impl Runner {
         }
     }
 
+    /// Applies a finished agent's change set (when it ran in a view) and captures the
+    /// declared files and every path it changed, as the shared tree now holds them.
+    pub(crate) fn observe_view(
+        &self,
+        unit: &str,
+        view: Option<&(crate::isolate::View, u64)>,
+        policy: &Policy,
+        declared: &[(String, PathBuf)],
+    ) -> Observed {
+        let applied = match view {
+            Some((view, since)) => self.tree.apply(unit, view, *since, policy),
+            None => Applied::default(),
+        };
+        let mut paths = declared.to_vec();
+        for (rel, _) in &applied.paths {
+            if !paths.iter().any(|(p, _)| p == rel)
+                && let Ok(abs) = paths::inside(&self.workdir, rel)
+            {
+                paths.push((rel.clone(), abs));
+            }
+        }
+        Observed {
+            files: self.capture(&paths),
+            problems: applied.problems,
+        }
+    }
+
     /// API and embedded providers: one call per declared output; the engine writes each
     /// answer to its path (checked and repaired afterwards like any agent's file).
     async fn write_answers(
@@ -316,6 +344,7 @@ impl Runner {
         record: &mut StepRecord,
     ) -> Result<Produced, String> {
         let mut problems = Vec::new();
+        let since = self.tree.now();
         for (i, output) in resolved.outputs.iter().enumerate() {
             let mut req = request.clone();
             req.messages = vec![rectify_provider::Message::user(format!(
@@ -330,8 +359,15 @@ impl Runner {
             {
                 Called::Answer(r) => {
                     let text = strip_fence(&r.text);
-                    if let Err(e) = paths::write_atomic(&output.abs, text.as_bytes()) {
-                        return Err(format!("cannot write `{}`: {e}", output.rel));
+                    match self
+                        .tree
+                        .write(&unit.key, &output.rel, text.as_bytes(), since)
+                    {
+                        Ok(()) => {}
+                        Err(WriteError::Conflict(d)) => problems.push(*d),
+                        Err(WriteError::Io(e)) => {
+                            return Err(format!("cannot write `{}`: {e}", output.rel));
+                        }
                     }
                 }
                 Called::AgentFailed(d) => problems.push(d),
@@ -343,6 +379,15 @@ impl Runner {
             problems,
         })
     }
+}
+
+/// One agent call: who answers, what is asked, the view it works in and how its changes are
+/// judged.
+pub(crate) struct AgentCall<'a> {
+    pub provider: &'a Arc<dyn Provider>,
+    pub request: &'a Request,
+    pub view: Option<&'a (crate::isolate::View, u64)>,
+    pub policy: &'a Policy,
 }
 
 /// A request for `agent`: the prompt, the call's time limit, the agent's turns and tools.

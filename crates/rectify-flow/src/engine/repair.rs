@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use rectify_core::Diagnostic;
 use rectify_provider::spec::ProviderKind;
 
-use super::call::{Called, Observed};
-use super::confine::{Allowed, Snapshot};
+use super::call::Called;
+use super::confine::Allowed;
 use super::produce::{Resolved, Unit, strip_fence};
 use super::prompt::repair_prompt;
 use super::step::UnitCheck;
+use super::tree::{Policy, WriteError};
 use super::{Runner, paths};
 use crate::store::StepRecord;
 
@@ -32,8 +33,19 @@ impl Runner {
         let prompt = repair_prompt(&agent.instructions, &files);
         let names: Vec<String> = files.iter().map(|(p, _, _)| p.clone()).collect();
         let step = self.step_spec(unit);
-        let context =
+        let mut context =
             self.call_context(step, vec![("RECTIFY_OUTPUTS".to_owned(), names.join("\n"))]);
+        let replayed = self.is_recorded(&unit.key, "repair", record.repair_runs);
+        let view = if spec.kind == ProviderKind::Command && !replayed {
+            let view = self
+                .tree
+                .view()
+                .map_err(|e| format!("the repair agent's view cannot be made: {e}"))?;
+            context.cwd = view.0.root().to_path_buf();
+            Some(view)
+        } else {
+            None
+        };
         let provider = self
             .factory
             .provider(&spec, &context)
@@ -42,20 +54,18 @@ impl Runner {
         request.max_turns = Some(max_turns);
         let mut problems = Vec::new();
         if spec.kind == ProviderKind::Command {
-            let replayed = self.is_recorded(&unit.key, "repair", record.repair_runs);
-            let before = (!replayed).then(|| Snapshot::take(&self.workdir, true));
-            let allowed = Allowed::new(names.iter().map(PathBuf::from).collect(), &[]);
+            // It may write only the failing files; nothing else it changes reaches the tree
+            // (a warning: the route goes on with what the files hold).
+            let policy = Policy {
+                allowed: Allowed::new(names.iter().map(PathBuf::from).collect(), &[]),
+                confine: crate::spec::Confine::Strict,
+                refused_is_error: false,
+            };
             let declared: Vec<(String, PathBuf)> = files
                 .iter()
                 .filter_map(|(p, _, _)| Some((p.clone(), paths::inside(&self.workdir, p).ok()?)))
                 .collect();
-            let observe = || Observed {
-                files: self.capture(&declared),
-                problems: before.as_ref().map_or_else(Vec::new, |before| {
-                    let after = Snapshot::take(&self.workdir, false);
-                    before.confine(&after, &self.workdir, &allowed, true)
-                }),
-            };
+            let observe = || self.observe_view(&unit.key, view.as_ref(), &policy, &declared);
             let (called, seen) = self
                 .call_observed(
                     &unit.key,
@@ -77,6 +87,7 @@ impl Runner {
             }
             return Ok(problems);
         }
+        let since = self.tree.now();
         for (path, _, _) in &files {
             let mut req = request.clone();
             req.messages = vec![rectify_provider::Message::user(format!(
@@ -94,9 +105,15 @@ impl Runner {
                 .await
             {
                 Called::Answer(r) => {
-                    let abs = paths::inside(&self.workdir, path)?;
-                    paths::write_atomic(&abs, strip_fence(&r.text).as_bytes())
-                        .map_err(|e| format!("cannot write `{path}`: {e}"))?;
+                    paths::inside(&self.workdir, path)?;
+                    let text = strip_fence(&r.text);
+                    match self.tree.write(&unit.key, path, text.as_bytes(), since) {
+                        Ok(()) => {}
+                        Err(WriteError::Conflict(d)) => problems.push(*d),
+                        Err(WriteError::Io(e)) => {
+                            return Err(format!("cannot write `{path}`: {e}"));
+                        }
+                    }
                 }
                 Called::AgentFailed(d) => problems.push(d),
                 Called::ProviderFailed(e) => {
@@ -105,6 +122,15 @@ impl Runner {
             }
         }
         Ok(problems)
+    }
+
+    /// Whether some output has errors a repair agent could fix (it gets nothing to do when
+    /// the only problems are not in a file: conflicts, confinement, a failed agent).
+    pub(crate) fn has_failing_files(checked: &UnitCheck) -> bool {
+        checked
+            .files
+            .iter()
+            .any(|(path, _, c)| c.errors() > 0 && !path.is_empty())
     }
 
     /// Every output with errors, with its content and problems; and for a failing

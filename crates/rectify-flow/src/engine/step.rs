@@ -8,6 +8,7 @@ use super::check::{Checked, prepare};
 use super::dag::End;
 use super::produce::{Produced, Resolved, Unit};
 use super::prompt::problems_block;
+use super::tree::WriteError;
 use super::validate::Judged;
 use super::{Runner, paths};
 use crate::spec::{OnExhausted, StepKind};
@@ -160,33 +161,17 @@ impl Runner {
             Ok(r) => r,
             Err(e) => return self.fail(&mut record, vec![config_problem(e)], false),
         };
-        let claim = (
-            resolved
-                .outputs
-                .iter()
-                .map(|o| std::path::PathBuf::from(&o.rel))
-                .collect(),
-            self.step_spec(unit).may_write.clone(),
-        );
-        self.claimed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(unit.key.clone(), (claim, None));
+        let claim: Vec<std::path::PathBuf> = resolved
+            .outputs
+            .iter()
+            .map(|o| std::path::PathBuf::from(&o.rel))
+            .collect();
+        self.tree.claim(&unit.key, &claim);
         let end = match self.route(unit, &resolved, &mut record, feedback).await {
             Ok(end) => end,
             Err(e) => self.fail(&mut record, vec![config_problem(e)], false),
         };
-        let tick = self
-            .claim_clock
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        if let Some(c) = self
-            .claimed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get_mut(&unit.key)
-        {
-            c.1 = Some(tick);
-        }
+        self.tree.release(&unit.key);
         end
     }
 
@@ -234,6 +219,7 @@ impl Runner {
                 if let Some(repairer) = &on_invalid.repair
                     && resolved.answer.is_none()
                     && record.repair_runs < repair_max
+                    && Runner::has_failing_files(&checked)
                 {
                     record.repair_runs += 1;
                     self.persist(record, "repair");
@@ -294,11 +280,18 @@ impl Runner {
         }
     }
 
+    /// Records the unit's mistakes in the error memory: not a conflict with another unit,
+    /// which is nobody's mistake.
     fn remember(&self, step: &str, diagnostics: &[Diagnostic]) {
+        let own: Vec<Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| d.code != "flow.conflict" && d.code != "flow.isolation")
+            .cloned()
+            .collect();
         self.memory
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .record(step, diagnostics);
+            .record(step, &own);
         self.save_memory();
     }
 
@@ -339,6 +332,7 @@ impl Runner {
         }
         let limit = self.wf.spec.defaults.max_output_bytes;
         for output in &resolved.outputs {
+            let read_at = self.tree.now();
             let (prepared, problems) = prepare(&output.check, &output.rel, &self.schemas)?;
             let (text, mut checked) = match paths::read_bounded(&output.abs, limit) {
                 Ok(Some(bytes)) => match String::from_utf8(bytes) {
@@ -371,11 +365,29 @@ impl Runner {
             let text = match (&checked.repaired_text, text) {
                 (Some(fixed), Some(original)) => {
                     self.keep_artifact(&unit.key, &output.rel, "original", original.as_bytes());
-                    paths::write_atomic(&output.abs, fixed.as_bytes())
-                        .map_err(|e| format!("cannot write the repaired `{}`: {e}", output.rel))?;
-                    self.keep_artifact(&unit.key, &output.rel, "repaired", fixed.as_bytes());
-                    record.repairs += u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
-                    Some(fixed.clone())
+                    match self
+                        .tree
+                        .write(&unit.key, &output.rel, fixed.as_bytes(), read_at)
+                    {
+                        Ok(()) => {
+                            self.keep_artifact(
+                                &unit.key,
+                                &output.rel,
+                                "repaired",
+                                fixed.as_bytes(),
+                            );
+                            record.repairs +=
+                                u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
+                            Some(fixed.clone())
+                        }
+                        Err(WriteError::Conflict(d)) => {
+                            checked.diagnostics.push(*d);
+                            Some(original)
+                        }
+                        Err(WriteError::Io(e)) => {
+                            return Err(format!("cannot write the repaired `{}`: {e}", output.rel));
+                        }
+                    }
                 }
                 (_, text) => text,
             };
@@ -414,10 +426,22 @@ impl Runner {
         };
         if let Some(save) = save
             && let Some((_, Some(text), _)) = checked.files.first()
-            && let Err(e) = paths::write_atomic(&save.abs, text.as_bytes())
         {
-            let d = config_problem(format!("cannot save the answer to `{}`: {e}", save.rel));
-            return self.fail(record, vec![d], false);
+            let since = self.tree.now();
+            let why = match self
+                .tree
+                .write(&unit.key, &save.rel, text.as_bytes(), since)
+            {
+                Ok(()) => None,
+                Err(WriteError::Conflict(d)) => Some(*d),
+                Err(WriteError::Io(e)) => Some(config_problem(format!(
+                    "cannot save the answer to `{}`: {e}",
+                    save.rel
+                ))),
+            };
+            if let Some(d) = why {
+                return self.fail(record, vec![d], false);
+            }
         }
         let warnings: Vec<String> = checked
             .all_diagnostics()

@@ -1,0 +1,340 @@
+//! The shared working tree: every change the engine makes to it — an agent run's change set,
+//! a repaired output written back, an answer saved — is applied under one lock and logged
+//! with the unit that made it, so two units never overwrite each other silently.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rectify_core::{Diagnostic, Location};
+
+use super::confine::{Allowed, normal};
+use crate::isolate::{Change, ChangeKind, Mode, View};
+use crate::spec::Confine;
+
+/// Who wrote a path last, and when (a tick of [`Tree::now`]).
+#[derive(Debug, Default)]
+struct Log {
+    tick: u64,
+    writes: HashMap<PathBuf, (u64, String)>,
+    /// Outputs declared by running units.
+    claims: HashMap<PathBuf, String>,
+}
+
+/// The shared tree and its write log.
+#[derive(Debug)]
+pub(crate) struct Tree {
+    root: PathBuf,
+    mode: Mode,
+    log: Mutex<Log>,
+}
+
+/// How an agent run's change set is judged.
+#[derive(Debug)]
+pub(crate) struct Policy {
+    /// The paths the run may change.
+    pub allowed: Allowed,
+    /// Confinement of what it changed elsewhere.
+    pub confine: Confine,
+    /// Whether a refused change is an error for the unit (else a warning: nothing of it
+    /// reached the tree).
+    pub refused_is_error: bool,
+}
+
+/// What applying a change set did.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    /// Paths written (`true`) or removed (`false`).
+    pub paths: Vec<(String, bool)>,
+    /// Findings: confinement, conflicts, symlinks.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Why a write was refused.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    /// Another unit wrote the path since `since`, or declared it as its output.
+    Conflict(Box<Diagnostic>),
+    /// The file system refused.
+    Io(std::io::Error),
+}
+
+impl Tree {
+    /// The tree at `root` (canonical), with views made in `mode`.
+    pub(crate) fn new(root: PathBuf, mode: Mode) -> Tree {
+        Tree {
+            root,
+            mode,
+            log: Mutex::new(Log::default()),
+        }
+    }
+
+    fn log(&self) -> MutexGuard<'_, Log> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The current tick: changes logged later conflict with work based on the tree now.
+    pub(crate) fn now(&self) -> u64 {
+        self.log().tick
+    }
+
+    /// A new view for one agent run, and the tick it starts from.
+    pub(crate) fn view(&self) -> std::io::Result<(View, u64)> {
+        let since = self.now();
+        Ok((View::open(&self.root, self.mode)?, since))
+    }
+
+    /// `unit` declares `paths` as its outputs while it runs.
+    pub(crate) fn claim(&self, unit: &str, paths: &[PathBuf]) {
+        let mut log = self.log();
+        for p in paths {
+            log.claims.insert(normal(p), unit.to_owned());
+        }
+    }
+
+    /// `unit` ended: its claims go.
+    pub(crate) fn release(&self, unit: &str) {
+        self.log().claims.retain(|_, u| u != unit);
+    }
+
+    /// Writes `bytes` to `rel` for `unit`, atomically, unless another unit wrote it after
+    /// `since` or claims it.
+    pub(crate) fn write(
+        &self,
+        unit: &str,
+        rel: &str,
+        bytes: &[u8],
+        since: u64,
+    ) -> Result<(), WriteError> {
+        let path = normal(Path::new(rel));
+        let mut log = self.log();
+        if let Some(d) = conflict(&log, unit, &path, since) {
+            return Err(WriteError::Conflict(Box::new(d)));
+        }
+        super::paths::write_atomic(&self.root.join(&path), bytes).map_err(WriteError::Io)?;
+        stamp(&mut log, unit, path);
+        Ok(())
+    }
+
+    /// Reads `view`'s change set and applies what `policy` allows, under the lock.
+    pub(crate) fn apply(&self, unit: &str, view: &View, since: u64, policy: &Policy) -> Applied {
+        let mut log = self.log();
+        let mut applied = Applied::default();
+        let changes = match view.changes() {
+            Ok(c) => c,
+            Err(e) => {
+                applied.problems.push(
+                    Diagnostic::error(
+                        "flow.isolation",
+                        Location::root(),
+                        format!("the agent's changes could not be read from its view: {e}"),
+                    )
+                    .source("isolation"),
+                );
+                return applied;
+            }
+        };
+        for change in &changes.changes {
+            self.apply_one(&mut log, unit, since, policy, change, &mut applied);
+        }
+        applied
+    }
+
+    fn apply_one(
+        &self,
+        log: &mut Log,
+        unit: &str,
+        since: u64,
+        policy: &Policy,
+        change: &Change,
+        applied: &mut Applied,
+    ) {
+        let rel = &change.path;
+        let shown = rel.display().to_string();
+        let verb = self.verb(change);
+        if let Some(why) = never(change) {
+            applied
+                .problems
+                .push(refused(&shown, verb, why, policy.refused_is_error));
+            return;
+        }
+        if let Some(d) = conflict(log, unit, rel, since) {
+            applied.problems.push(d);
+            return;
+        }
+        if !policy.allowed.allows(rel) && policy.confine != Confine::Off {
+            let ignored = self.ignored(rel);
+            if policy.confine == Confine::Strict {
+                if !ignored {
+                    applied.problems.push(refused(
+                        &shown,
+                        verb,
+                        "outside the step's outputs",
+                        policy.refused_is_error,
+                    ));
+                }
+                return;
+            }
+            if !ignored {
+                applied.problems.push(outside(&shown, verb));
+            }
+        }
+        match self.put(change) {
+            Ok(()) => {
+                let written = !matches!(change.kind, ChangeKind::Delete);
+                applied.paths.push((shown, written));
+                stamp(log, unit, rel.clone());
+            }
+            Err(e) => applied.problems.push(
+                Diagnostic::error(
+                    "flow.isolation",
+                    Location::root(),
+                    format!("`{shown}` could not be applied to the working tree: {e}"),
+                )
+                .received(shown.clone())
+                .source("isolation"),
+            ),
+        }
+    }
+
+    fn verb(&self, change: &Change) -> &'static str {
+        match change.kind {
+            ChangeKind::Delete => "deleted",
+            _ if std::fs::symlink_metadata(self.root.join(&change.path)).is_ok() => "changed",
+            _ => "created",
+        }
+    }
+
+    /// Whether git would ignore `rel` in the shared tree (its `.gitignore` files, and
+    /// `.git/info/exclude`).
+    fn ignored(&self, rel: &Path) -> bool {
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(&self.root);
+        builder.add(self.root.join(".git/info/exclude"));
+        let mut dir = self.root.clone();
+        builder.add(dir.join(".gitignore"));
+        if let Some(parent) = rel.parent() {
+            for c in parent.components() {
+                dir.push(c);
+                builder.add(dir.join(".gitignore"));
+            }
+        }
+        builder
+            .build()
+            .is_ok_and(|g| g.matched_path_or_any_parents(rel, false).is_ignore())
+    }
+
+    /// Applies one change to the shared tree (a file written atomically).
+    fn put(&self, change: &Change) -> std::io::Result<()> {
+        let dest = self.root.join(&change.path);
+        match &change.kind {
+            ChangeKind::Delete => match std::fs::symlink_metadata(&dest) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&dest),
+                Ok(_) => std::fs::remove_file(&dest),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            },
+            ChangeKind::Write { source, executable } => {
+                if std::fs::symlink_metadata(&dest).is_ok_and(|m| m.is_dir()) {
+                    std::fs::remove_dir(&dest)?;
+                }
+                copy_atomic(source, &dest, *executable)
+            }
+            ChangeKind::Symlink { .. } | ChangeKind::Special => Ok(()),
+        }
+    }
+}
+
+/// Changes never applied, whatever the confinement: `.git/`, `.rectify/`, symlinks, devices.
+fn never(change: &Change) -> Option<&'static str> {
+    let first = change.path.components().next();
+    if matches!(first, Some(Component::Normal(n)) if n == ".git" || n == ".rectify") {
+        return Some("inside `.git/` or `.rectify/`, which agents may not change");
+    }
+    match change.kind {
+        ChangeKind::Symlink { .. } => Some("as a symbolic link, which rectify never applies"),
+        ChangeKind::Special => Some("as a fifo, socket or device, which rectify never applies"),
+        _ => None,
+    }
+}
+
+fn conflict(log: &Log, unit: &str, rel: &Path, since: u64) -> Option<Diagnostic> {
+    let other = match (log.claims.get(rel), log.writes.get(rel)) {
+        (Some(owner), _) if owner != unit => owner.clone(),
+        (_, Some((tick, writer))) if writer != unit && *tick > since => writer.clone(),
+        _ => return None,
+    };
+    let shown = rel.display().to_string();
+    Some(
+        Diagnostic::error(
+            "flow.conflict",
+            Location::root(),
+            format!(
+                "`{shown}` was also changed by `{other}`, running at the same time; this change was not applied"
+            ),
+        )
+        .expected(format!("no other unit changing `{shown}` meanwhile"))
+        .received(shown)
+        .source("isolation"),
+    )
+}
+
+fn stamp(log: &mut Log, unit: &str, rel: PathBuf) {
+    log.tick += 1;
+    let tick = log.tick;
+    log.writes.insert(rel, (tick, unit.to_owned()));
+}
+
+/// A change refused: an error for the unit, or a warning.
+fn refused(path: &str, verb: &str, why: &str, error: bool) -> Diagnostic {
+    let message = format!("`{path}` was {verb} {why}; the change was not applied");
+    let d = if error {
+        Diagnostic::error("flow.confinement", Location::root(), message)
+    } else {
+        Diagnostic::warning("flow.confinement", Location::root(), message)
+    };
+    d.expected("changes only to the declared outputs and `may_write` paths")
+        .received(path.to_owned())
+        .source("confinement")
+}
+
+/// A change outside the outputs, applied (`confine: report`).
+fn outside(path: &str, verb: &str) -> Diagnostic {
+    Diagnostic::warning(
+        "flow.confinement",
+        Location::root(),
+        format!("`{path}` was {verb} outside the step's outputs"),
+    )
+    .expected("changes only to the declared outputs and `may_write` paths")
+    .received(path.to_owned())
+    .source("confinement")
+}
+
+/// Copies `source` over `dest` through a temporary file in `dest`'s directory.
+fn copy_atomic(source: &Path, dest: &Path, executable: bool) -> std::io::Result<()> {
+    let dir = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".rectify-tmp-{}-{:08x}",
+        std::process::id(),
+        fastrand::u32(..)
+    ));
+    let result = (|| {
+        let mut input = std::fs::File::open(source)?;
+        let mut output = std::fs::File::create_new(&tmp)?;
+        std::io::copy(&mut input, &mut output)?;
+        output.flush()?;
+        output.sync_all()?;
+        let mode = input.metadata()?.permissions().mode() & 0o777;
+        let mode = if executable { mode | 0o100 } else { mode };
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))?;
+        std::fs::rename(&tmp, dest)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,121 @@
+//! Copy views: the tree's files that git would not ignore, copied; the change set is the
+//! difference from what was copied.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::changes::{ChangeKind, ChangeSet};
+
+/// What was copied, by relative path.
+#[derive(Debug, Default)]
+pub(super) struct Manifest {
+    entries: BTreeMap<PathBuf, Entry>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Entry {
+    File { digest: [u8; 32], mode: u32 },
+    Symlink(PathBuf),
+}
+
+/// Copies `shared` to `root` (files git would not ignore, symlinks as symlinks; not `.git/`
+/// or `.rectify/`).
+pub(super) fn copy_tree(shared: &Path, root: &Path) -> std::io::Result<Manifest> {
+    std::fs::create_dir_all(root)?;
+    let mut manifest = Manifest::default();
+    let walker = ignore::WalkBuilder::new(shared)
+        .hidden(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git" && e.file_name() != ".rectify")
+        .build();
+    for entry in walker.flatten() {
+        let Ok(rel) = entry.path().strip_prefix(shared) else {
+            continue;
+        };
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        let dest = root.join(rel);
+        if kind.is_dir() {
+            std::fs::create_dir_all(&dest)?;
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path())?;
+            std::os::unix::fs::symlink(&target, &dest)?;
+            manifest
+                .entries
+                .insert(rel.to_path_buf(), Entry::Symlink(target));
+        } else if kind.is_file() {
+            let bytes = std::fs::read(entry.path())?;
+            std::fs::write(&dest, &bytes)?;
+            let mode = std::fs::metadata(entry.path())?.permissions().mode() & 0o777;
+            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(mode))?;
+            let digest = Sha256::digest(&bytes).into();
+            manifest
+                .entries
+                .insert(rel.to_path_buf(), Entry::File { digest, mode });
+        }
+    }
+    Ok(manifest)
+}
+
+/// What differs in `root` from `manifest`: deletions first, then writes.
+pub(super) fn changes(root: &Path, manifest: &Manifest) -> std::io::Result<ChangeSet> {
+    let mut writes = ChangeSet::default();
+    let mut seen = std::collections::BTreeSet::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .build();
+    for entry in walker.flatten() {
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if rel.as_os_str().is_empty() || kind.is_dir() {
+            continue;
+        }
+        let rel = rel.to_path_buf();
+        seen.insert(rel.clone());
+        let old = manifest.entries.get(&rel);
+        if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path())?;
+            if old != Some(&Entry::Symlink(target.clone())) {
+                writes.push(rel, ChangeKind::Symlink { target });
+            }
+        } else if kind.is_file() {
+            let bytes = std::fs::read(entry.path())?;
+            let mode = entry
+                .metadata()
+                .map_err(std::io::Error::other)?
+                .permissions()
+                .mode()
+                & 0o777;
+            let now = Entry::File {
+                digest: Sha256::digest(&bytes).into(),
+                mode,
+            };
+            if old != Some(&now) {
+                let source = entry.path().to_path_buf();
+                let executable = mode & 0o111 != 0;
+                writes.push(rel, ChangeKind::Write { source, executable });
+            }
+        } else {
+            writes.push(rel, ChangeKind::Special);
+        }
+    }
+    let mut set = ChangeSet::default();
+    for rel in manifest.entries.keys().filter(|p| !seen.contains(*p)) {
+        set.push(rel.clone(), ChangeKind::Delete);
+    }
+    set.changes.extend(writes.changes);
+    Ok(set)
+}
