@@ -67,6 +67,11 @@ pub struct RunOptions {
     pub factory: Arc<dyn ProviderFactory>,
     /// Receives progress.
     pub progress: Option<ProgressFn>,
+    /// Schedule tests: `(seed, max_ms)` pauses the engine a random time before each change
+    /// it applies to the working tree (0 or `None`: never).
+    pub jitter: Option<(u64, u64)>,
+    /// How agents' views are made (default: [`crate::isolate::Mode::detect`]).
+    pub isolation: Option<crate::isolate::Mode>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -90,6 +95,8 @@ impl RunOptions {
             workdir: workdir.into(),
             factory: Arc::new(SpecFactory::default()),
             progress: None,
+            jitter: None,
+            isolation: None,
         }
     }
 }
@@ -197,7 +204,11 @@ impl Runner {
     ) -> Runner {
         let schemas = Arc::clone(&wf.schemas);
         crate::isolate::sweep_stale();
-        let tree = tree::Tree::new(workdir.clone(), crate::isolate::Mode::detect());
+        let (seed, max_ms) = options.jitter.unwrap_or_default();
+        let mode = options
+            .isolation
+            .unwrap_or_else(crate::isolate::Mode::detect);
+        let tree = tree::Tree::new(workdir.clone(), mode).with_jitter(seed, max_ms);
         Runner {
             wf,
             store,

@@ -19,8 +19,8 @@ use crate::spec::Confine;
 struct Log {
     tick: u64,
     writes: HashMap<PathBuf, (u64, String)>,
-    /// Outputs declared by running units.
-    claims: HashMap<PathBuf, String>,
+    /// Declared outputs, by the unit that declared them last and whether it still runs.
+    claims: HashMap<PathBuf, (String, bool)>,
 }
 
 /// The shared tree and its write log.
@@ -29,6 +29,8 @@ pub(crate) struct Tree {
     root: PathBuf,
     mode: Mode,
     log: Mutex<Log>,
+    /// Test schedules: a random pause of up to this many ms before each change.
+    jitter: Option<Mutex<(fastrand::Rng, u64)>>,
 }
 
 /// How an agent run's change set is judged.
@@ -68,7 +70,30 @@ impl Tree {
             root,
             mode,
             log: Mutex::new(Log::default()),
+            jitter: None,
         }
+    }
+
+    /// Pauses of up to `max_ms` before each change, drawn from `seed` (schedule tests).
+    pub(crate) fn with_jitter(mut self, seed: u64, max_ms: u64) -> Tree {
+        if max_ms > 0 {
+            self.jitter = Some(Mutex::new((fastrand::Rng::with_seed(seed), max_ms)));
+        }
+        self
+    }
+
+    fn pause(&self) {
+        let Some(jitter) = &self.jitter else {
+            return;
+        };
+        let ms = {
+            let mut j = jitter
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let max = j.1;
+            j.0.u64(0..=max)
+        };
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 
     fn log(&self) -> MutexGuard<'_, Log> {
@@ -92,13 +117,18 @@ impl Tree {
     pub(crate) fn claim(&self, unit: &str, paths: &[PathBuf]) {
         let mut log = self.log();
         for p in paths {
-            log.claims.insert(normal(p), unit.to_owned());
+            log.claims.insert(normal(p), (unit.to_owned(), true));
         }
     }
 
-    /// `unit` ended: its claims go.
+    /// `unit` ended: its outputs stay its own (another unit changes them only when it
+    /// declares them, or its `may_write` does).
     pub(crate) fn release(&self, unit: &str) {
-        self.log().claims.retain(|_, u| u != unit);
+        for (owner, running) in self.log().claims.values_mut() {
+            if owner == unit {
+                *running = false;
+            }
+        }
     }
 
     /// Writes `bytes` to `rel` for `unit`, atomically, unless another unit wrote it after
@@ -111,8 +141,9 @@ impl Tree {
         since: u64,
     ) -> Result<(), WriteError> {
         let path = normal(Path::new(rel));
+        self.pause();
         let mut log = self.log();
-        if let Some(d) = conflict(&log, unit, &path, since) {
+        if let Some(d) = conflict(&log, unit, &path, since, true) {
             return Err(WriteError::Conflict(Box::new(d)));
         }
         super::paths::write_atomic(&self.root.join(&path), bytes).map_err(WriteError::Io)?;
@@ -122,6 +153,7 @@ impl Tree {
 
     /// Reads `view`'s change set and applies what `policy` allows, under the lock.
     pub(crate) fn apply(&self, unit: &str, view: &View, since: u64, policy: &Policy) -> Applied {
+        self.pause();
         let mut log = self.log();
         let mut applied = Applied::default();
         let changes = match view.changes() {
@@ -162,11 +194,12 @@ impl Tree {
                 .push(refused(&shown, verb, why, policy.refused_is_error));
             return;
         }
-        if let Some(d) = conflict(log, unit, rel, since) {
+        let allowed = policy.allowed.allows(rel);
+        if let Some(d) = conflict(log, unit, rel, since, allowed) {
             applied.problems.push(d);
             return;
         }
-        if !policy.allowed.allows(rel) && policy.confine != Confine::Off {
+        if !allowed && policy.confine != Confine::Off {
             let ignored = self.ignored(rel);
             if policy.confine == Confine::Strict {
                 if !ignored {
@@ -261,24 +294,27 @@ fn never(change: &Change) -> Option<&'static str> {
     }
 }
 
-fn conflict(log: &Log, unit: &str, rel: &Path, since: u64) -> Option<Diagnostic> {
-    let other = match (log.claims.get(rel), log.writes.get(rel)) {
-        (Some(owner), _) if owner != unit => owner.clone(),
-        (_, Some((tick, writer))) if writer != unit && *tick > since => writer.clone(),
+/// Another unit's claim on `rel`: it runs and declared it, or it declared it and `rel` is not
+/// among the paths this unit may change (`allowed`); or it wrote `rel` after `since`.
+fn conflict(log: &Log, unit: &str, rel: &Path, since: u64, allowed: bool) -> Option<Diagnostic> {
+    let shown = rel.display().to_string();
+    let message = match (log.claims.get(rel), log.writes.get(rel)) {
+        (Some((owner, true)), _) if owner != unit => format!(
+            "`{shown}` is the output of `{owner}`, running at the same time; this change was not applied"
+        ),
+        (Some((owner, false)), _) if owner != unit && !allowed => {
+            format!("`{shown}` is the output of `{owner}`; this change was not applied")
+        }
+        (_, Some((tick, writer))) if writer != unit && *tick > since => format!(
+            "`{shown}` was also changed by `{writer}`, running at the same time; this change was not applied"
+        ),
         _ => return None,
     };
-    let shown = rel.display().to_string();
     Some(
-        Diagnostic::error(
-            "flow.conflict",
-            Location::root(),
-            format!(
-                "`{shown}` was also changed by `{other}`, running at the same time; this change was not applied"
-            ),
-        )
-        .expected(format!("no other unit changing `{shown}` meanwhile"))
-        .received(shown)
-        .source("isolation"),
+        Diagnostic::error("flow.conflict", Location::root(), message)
+            .expected(format!("no other unit's change to `{shown}`"))
+            .received(shown)
+            .source("isolation"),
     )
 }
 

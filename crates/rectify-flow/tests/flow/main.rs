@@ -14,6 +14,7 @@ mod answers;
 mod backends;
 mod bad_input;
 mod config;
+mod parallel;
 mod resume;
 mod routes;
 mod store;
