@@ -2,10 +2,8 @@
 //! difference from what was copied.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
 
 use super::changes::{ChangeKind, ChangeSet};
 
@@ -17,8 +15,31 @@ pub(super) struct Manifest {
 
 #[derive(Debug, PartialEq, Eq)]
 enum Entry {
-    File { digest: [u8; 32], mode: u32 },
+    /// The copy's inode, size, mode and times: any write or `chmod` changes its `ctime`,
+    /// which no program can set back, so an unchanged stamp means unchanged content.
+    File(Stamp),
     Symlink(PathBuf),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Stamp {
+    ino: u64,
+    len: u64,
+    mode: u32,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            ino: meta.ino(),
+            len: meta.len(),
+            mode: meta.mode(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
 }
 
 /// Copies `shared` to `root` (files git would not ignore, symlinks as symlinks; not `.git/`
@@ -53,21 +74,21 @@ pub(super) fn copy_tree(shared: &Path, root: &Path) -> std::io::Result<Manifest>
                 .entries
                 .insert(rel.to_path_buf(), Entry::Symlink(target));
         } else if kind.is_file() {
-            let bytes = std::fs::read(entry.path())?;
-            std::fs::write(&dest, &bytes)?;
-            let mode = std::fs::metadata(entry.path())?.permissions().mode() & 0o777;
-            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(mode))?;
-            let digest = Sha256::digest(&bytes).into();
-            manifest
-                .entries
-                .insert(rel.to_path_buf(), Entry::File { digest, mode });
+            std::fs::copy(entry.path(), &dest)?;
+            let stamp = Stamp::of(&std::fs::symlink_metadata(&dest)?);
+            manifest.entries.insert(rel.to_path_buf(), Entry::File(stamp));
         }
     }
     Ok(manifest)
 }
 
-/// What differs in `root` from `manifest`: deletions first, then writes.
-pub(super) fn changes(root: &Path, manifest: &Manifest) -> std::io::Result<ChangeSet> {
+/// What differs in `root` from `manifest`: deletions first, then writes. A file whose stamp
+/// changed is compared with the shared tree's (a rewrite of the same bytes is no change).
+pub(super) fn changes(
+    shared: &Path,
+    root: &Path,
+    manifest: &Manifest,
+) -> std::io::Result<ChangeSet> {
     let mut writes = ChangeSet::default();
     let mut seen = std::collections::BTreeSet::new();
     let walker = ignore::WalkBuilder::new(root)
@@ -92,21 +113,11 @@ pub(super) fn changes(root: &Path, manifest: &Manifest) -> std::io::Result<Chang
                 writes.push(rel, ChangeKind::Symlink { target });
             }
         } else if kind.is_file() {
-            let bytes = std::fs::read(entry.path())?;
-            let mode = entry
-                .metadata()
-                .map_err(std::io::Error::other)?
-                .permissions()
-                .mode()
-                & 0o777;
-            let now = Entry::File {
-                digest: Sha256::digest(&bytes).into(),
-                mode,
-            };
-            if old != Some(&now) {
+            let meta = std::fs::symlink_metadata(entry.path())?;
+            if old != Some(&Entry::File(Stamp::of(&meta))) {
                 let source = entry.path().to_path_buf();
-                let executable = mode & 0o111 != 0;
-                writes.push(rel, ChangeKind::Write { source, executable });
+                let before = shared.join(&rel);
+                writes.file(rel, &source, Some(&before), &meta)?;
             }
         } else {
             writes.push(rel, ChangeKind::Special);

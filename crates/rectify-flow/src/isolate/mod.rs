@@ -119,7 +119,7 @@ impl View {
     pub fn changes(&self) -> std::io::Result<ChangeSet> {
         match self.mode {
             Mode::Overlay => overlay::changes(&self.shared, &self.dir),
-            Mode::Copy => copy::changes(&self.root, &self.manifest),
+            Mode::Copy => copy::changes(&self.shared, &self.root, &self.manifest),
         }
     }
 }
