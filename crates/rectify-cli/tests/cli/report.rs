@@ -267,7 +267,8 @@ fn prune_deletes_old_finished_runs_only() {
 }
 
 /// A working directory whose `slow` step's agent sleeps (`SLOW` seconds), beside a human
-/// gate; `after` needs the gate. The agent counts its calls in `calls.txt`.
+/// gate; `after` needs the gate. The agent counts its calls in a file beside the directory
+/// (agents work in their own views: a file in the tree shows only when the agent has ended).
 fn gated_slow(seconds: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
@@ -279,12 +280,20 @@ fn gated_slow(seconds: &str) -> tempfile::TempDir {
     std::fs::write(
         p.join("agent.sh"),
         format!(
-            "p=$(cat)\n[ -n \"$p\" ] || exit 3\necho \"$RECTIFY_STEP\" >> calls.txt\n[ \"$RECTIFY_STEP\" = slow ] && sleep {seconds}\necho done > \"$RECTIFY_OUTPUTS\"\necho ok\n"
+            "p=$(cat)\n[ -n \"$p\" ] || exit 3\necho \"$RECTIFY_STEP\" >> '{}'\n[ \"$RECTIFY_STEP\" = slow ] && sleep {seconds}\necho done > \"$RECTIFY_OUTPUTS\"\necho ok\n",
+            calls_file(p).display()
         ),
     )
     .unwrap();
     std::fs::write(p.join("worker.md"), "---\nname: worker\n---\nYou work.\n").unwrap();
     dir
+}
+
+/// Where `gated_slow`'s agent counts its calls.
+fn calls_file(dir: &Path) -> std::path::PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".calls");
+    std::path::PathBuf::from(name)
 }
 
 fn spawn(dir: &Path, args: &[&str]) -> std::process::Child {
@@ -310,7 +319,7 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
 }
 
 fn calls(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("calls.txt"))
+    std::fs::read_to_string(calls_file(dir))
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)

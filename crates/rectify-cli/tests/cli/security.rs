@@ -11,6 +11,9 @@ use std::process::Command;
 fn shell_syntax_in_values_stays_data_and_agents_never_see_the_keys() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
+    // Agents work in their own views of the tree: they log outside it.
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path();
     std::fs::write(
         p.join("workflow.yaml"),
         "name: sec\ninputs:\n  topic: {type: string}\nproviders:\n  sh: {kind: command, command: [sh, writer.sh]}\nagents:\n  writer: writer.md\ndefaults: {provider: sh, confine: off}\nsteps:\n  - id: w\n    agent: writer\n    prompt: \"Write about {{ inputs.topic }}\"\n    outputs: [{path: out.txt}]\n    validate:\n      validators: [{command: [sh, judge.sh]}]\n",
@@ -18,10 +21,17 @@ fn shell_syntax_in_values_stays_data_and_agents_never_see_the_keys() {
     .unwrap();
     std::fs::write(
         p.join("writer.sh"),
-        "cat > .rectify/prompt.txt\nenv > .rectify/writer-env.txt\necho ok > out.txt\necho done\n",
+        format!(
+            "cat > '{0}/prompt.txt'\nenv > '{0}/writer-env.txt'\necho ok > out.txt\necho done\n",
+            log.display()
+        ),
     )
     .unwrap();
-    std::fs::write(p.join("judge.sh"), "env > .rectify/judge-env.txt\n").unwrap();
+    std::fs::write(
+        p.join("judge.sh"),
+        format!("env > '{}/judge-env.txt'\n", log.display()),
+    )
+    .unwrap();
     std::fs::write(p.join("writer.md"), "---\nname: writer\n---\nYou write.\n").unwrap();
     let hostile = "x; touch pwned1 $(touch pwned2) `touch pwned3` | touch pwned4\nrm -rf .";
     let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
@@ -34,7 +44,7 @@ fn shell_syntax_in_values_stays_data_and_agents_never_see_the_keys() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let prompt = std::fs::read_to_string(p.join(".rectify/prompt.txt")).unwrap();
+    let prompt = std::fs::read_to_string(log.join("prompt.txt")).unwrap();
     assert!(
         prompt.contains(hostile),
         "the value reaches the agent verbatim: {prompt}"
@@ -46,7 +56,7 @@ fn shell_syntax_in_values_stays_data_and_agents_never_see_the_keys() {
         );
     }
     for who in ["writer-env.txt", "judge-env.txt"] {
-        let env = std::fs::read_to_string(p.join(".rectify").join(who)).unwrap();
+        let env = std::fs::read_to_string(log.join(who)).unwrap();
         assert!(!env.contains("SECRET"), "{who} holds a provider key");
         assert!(env.contains("RECTIFY_STEP=w"), "{who}: {env}");
     }

@@ -56,15 +56,34 @@ impl Example {
     }
 
     /// The prompts the stand-in `role` received, in order.
+    /// The prompts `role` received (`.prompts/ROLE-N-PID.txt` or `ROLE-N.txt`), by N, then by the time the
+    /// file reached the tree.
     pub(crate) fn prompts(&self, role: &str) -> Vec<String> {
-        let mut prompts = Vec::new();
-        let mut n = 1;
-        while let Ok(text) = std::fs::read_to_string(self.file(&format!(".prompts/{role}-{n}.txt")))
+        let mut found = Vec::new();
+        let prefix = format!("{role}-");
+        for entry in std::fs::read_dir(self.file(".prompts"))
+            .into_iter()
+            .flatten()
+            .flatten()
         {
-            prompts.push(text);
-            n += 1;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(n) = name
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".txt"))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let at = entry.metadata().and_then(|m| m.modified()).ok();
+            found.push((
+                n,
+                at,
+                std::fs::read_to_string(entry.path()).unwrap_or_default(),
+            ));
         }
-        prompts
+        found.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        found.into_iter().map(|(_, _, text)| text).collect()
     }
 }
 

@@ -195,26 +195,24 @@ impl Tree {
             return;
         }
         let allowed = policy.allowed.allows(rel);
-        if let Some(d) = conflict(log, unit, rel, since, allowed) {
+        // What git ignores (build output, caches, logs) is scratch: applied as it comes, the
+        // last writer's, never judged.
+        let scratch = !allowed && self.ignored(rel);
+        if !scratch && let Some(d) = conflict(log, unit, rel, since, allowed) {
             applied.problems.push(d);
             return;
         }
-        if !allowed && policy.confine != Confine::Off {
-            let ignored = self.ignored(rel);
+        if !allowed && !scratch && policy.confine != Confine::Off {
             if policy.confine == Confine::Strict {
-                if !ignored {
-                    applied.problems.push(refused(
-                        &shown,
-                        verb,
-                        "outside the step's outputs",
-                        policy.refused_is_error,
-                    ));
-                }
+                applied.problems.push(refused(
+                    &shown,
+                    verb,
+                    "outside the step's outputs",
+                    policy.refused_is_error,
+                ));
                 return;
             }
-            if !ignored {
-                applied.problems.push(outside(&shown, verb));
-            }
+            applied.problems.push(outside(&shown, verb));
         }
         match self.put(change) {
             Ok(()) => {

@@ -76,7 +76,9 @@ pub(super) fn copy_tree(shared: &Path, root: &Path) -> std::io::Result<Manifest>
         } else if kind.is_file() {
             std::fs::copy(entry.path(), &dest)?;
             let stamp = Stamp::of(&std::fs::symlink_metadata(&dest)?);
-            manifest.entries.insert(rel.to_path_buf(), Entry::File(stamp));
+            manifest
+                .entries
+                .insert(rel.to_path_buf(), Entry::File(stamp));
         }
     }
     Ok(manifest)

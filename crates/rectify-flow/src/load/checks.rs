@@ -430,5 +430,11 @@ pub(crate) fn escapes(path: &str) -> Option<&'static str> {
     if trimmed.starts_with('~') {
         return Some("starts at a home directory");
     }
+    let first = trimmed
+        .split(['/', '\\'])
+        .find(|seg| !seg.trim().is_empty() && seg.trim() != ".");
+    if first.is_some_and(|seg| matches!(seg.trim(), ".git" | ".rectify")) {
+        return Some("is inside `.git/` or `.rectify/`, which steps may not write");
+    }
     None
 }

@@ -160,3 +160,65 @@ fn two_units_writing_one_path_conflict_and_the_second_retries() {
     let run = store.run(&s.run_id).unwrap().unwrap();
     assert!(!run.memory.unwrap_or_default().contains("flow.conflict"));
 }
+
+/// `.git/` and `.rectify/` are never outputs: refused at load time when written literally, and
+/// when a template renders there (a `foreach` item's path from a model's document), the unit
+/// fails with nothing written.
+#[test]
+fn outputs_inside_git_or_the_store_are_refused() {
+    let f = Fixture::new();
+    f.script("w", "mkdir -p .git; echo planted > .git/config");
+    let agents = f.agents_yaml(&["w"]);
+    let path = f.workflow(&format!(
+        "name: t\n{agents}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: .git/config}}]\n  - id: b\n    agent: w\n    prompt: go\n    outputs: [{{path: ./.rectify/rectify.db}}]\n"
+    ));
+    let e = rectify_flow::load(&path).unwrap_err();
+    let messages: Vec<String> = e.problems.iter().map(|p| p.message.clone()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.contains("`.git/` or `.rectify/`"))
+    );
+
+    f.workflow(&format!(
+        "name: t\ninputs:\n  p: {{type: string}}\n{agents}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: \"{{{{ inputs.p }}}}\"}}]\n"
+    ));
+    std::fs::create_dir_all(f.work.join(".git")).unwrap();
+    std::fs::write(f.work.join(".git/config"), "[core]\n").unwrap();
+    let (s, _) = f.run(&[("p", ".git/config")]);
+    assert_eq!(s.status, RunStatus::Failed, "{s:#?}");
+    assert_eq!(f.read(".git/config"), "[core]\n");
+}
+
+/// An agent that replaces its output with a symlink (to a file outside the tree, or to
+/// rectify's own environment) gets nothing read through it: the link never reaches the tree.
+#[test]
+fn a_symlink_an_agent_makes_is_never_followed_or_applied() {
+    let f = Fixture::new();
+    f.file("secret.txt", "TOP SECRET\n");
+    let secret = f.root.join("secret.txt");
+    f.script(
+        "w",
+        &format!(
+            "ln -s '{}' out.txt; ln -s /proc/self/environ env.txt",
+            secret.display()
+        ),
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: out.txt}}, {{path: env.txt}}]\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["w"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    assert!(f.work.join("out.txt").symlink_metadata().is_err());
+    assert!(f.work.join("env.txt").symlink_metadata().is_err());
+    let report =
+        serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
+    assert!(!report.contains("TOP SECRET"));
+    assert!(!report.contains("PATH="));
+    assert!(
+        report.contains("symbolic link"),
+        "the refused link is reported"
+    );
+}
