@@ -82,7 +82,7 @@ impl Example {
                 std::fs::read_to_string(entry.path()).unwrap_or_default(),
             ));
         }
-        found.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        found.sort_by_key(|f| (f.0, f.1));
         found.into_iter().map(|(_, _, text)| text).collect()
     }
 }
