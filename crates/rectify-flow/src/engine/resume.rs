@@ -351,7 +351,7 @@ fn edit(
         gate.status = StepStatusField(StepStatus::Done);
         gate.verdict = Some("EDITED_BY_PERSON".to_owned());
         gate.ended_ms = Some(crate::store::now_ms());
-        runner.store.put_step(&runner.run_id, &gate, "edited")?;
+        runner.store.decide(&runner.run_id, &gate, "edited")?;
         if let Some(g) = runner.wf.step_index(&wait.step) {
             runner
                 .outputs
@@ -359,10 +359,11 @@ fn edit(
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(runner.wf.spec.steps[g].id.clone(), Value::Null);
         }
+    } else {
+        runner
+            .store
+            .resolve_wait(&runner.run_id, &wait.step, "edited")?;
     }
-    runner
-        .store
-        .resolve_wait(&runner.run_id, &wait.step, "edited")?;
     runner.waiting.remove(&wait.step);
     runner.finished.insert(wait.step.clone());
     Ok(None)
@@ -467,10 +468,7 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
         }
     }
     record.ended_ms = Some(crate::store::now_ms());
-    runner.store.put_step(&runner.run_id, &record, "approved")?;
-    runner
-        .store
-        .resolve_wait(&runner.run_id, &wait.step, "approved")?;
+    runner.store.decide(&runner.run_id, &record, "approved")?;
     runner.finished.insert(wait.step.clone());
     if !wait.step.contains('[') {
         let output = record.output.clone().unwrap_or(Value::Null);

@@ -230,6 +230,22 @@ impl Memory {
         Ok(())
     }
 
+    pub(super) fn decide(
+        &self,
+        run: &str,
+        step: &StepRecord,
+        decision: &str,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let r = state.run_mut(run)?;
+        r.put(step.clone());
+        for w in r.waits.iter_mut().filter(|w| w.record.step == step.id) {
+            w.resolved = true;
+        }
+        r.event(&step.id, decision, Vec::new());
+        Ok(())
+    }
+
     pub(super) fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
         let mut state = self.state();
         if steps.is_empty() {

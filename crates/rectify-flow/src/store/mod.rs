@@ -152,6 +152,14 @@ impl Store {
         dispatch!(self.put_step(run, step, event))
     }
 
+    /// A person's decision on the open wait of `step.id` (`approved`, `edited`): writes the
+    /// step's whole row, resolves the wait and adds one event named `decision` — one
+    /// transaction, so the step is never done while its wait is still open, and one decision
+    /// is one event.
+    pub fn decide(&self, run: &str, step: &StepRecord, decision: &str) -> Result<(), StoreError> {
+        dispatch!(self.decide(run, step, decision))
+    }
+
     /// Records every step of a new run as pending, in one transaction (so `status` lists the
     /// steps that have not started); fsynced with the run's next durable commit.
     pub fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {

@@ -296,3 +296,45 @@ esac"#,
         "only t3 (which needs t2) runs; t1 and t2 are not run again"
     );
 }
+
+#[test]
+fn one_approve_records_exactly_one_approved_event() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).unwrap();
+    let approved: Vec<_> = store
+        .events(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "approved")
+        .collect();
+    assert_eq!(approved.len(), 1, "{approved:#?}");
+}
+
+#[test]
+fn an_edit_at_a_human_step_records_one_edited_event_for_the_gate() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    let mine = f.file("mine.txt", "the person's spec\n");
+    resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("spec.txt".into(), mine)],
+        },
+    )
+    .unwrap();
+    let gate: Vec<String> = store
+        .events(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.step == "approve" && e.kind == "edited")
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(gate.len(), 1, "{gate:?}");
+}
