@@ -466,6 +466,7 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
                 wait.files.iter().cloned().map(Value::String).collect(),
             ));
         }
+        save_best(runner, wait)?;
     }
     record.ended_ms = Some(crate::store::now_ms());
     runner.store.decide(&runner.run_id, &record, "approved")?;
@@ -477,6 +478,29 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .insert(wait.step.clone(), output);
+    }
+    Ok(())
+}
+
+/// An approved exhausted answer step: its best candidate is the accepted answer, written to
+/// the step's `save:` file as an accepted answer always is.
+fn save_best(runner: &Runner, wait: &WaitRecord) -> Result<(), RunError> {
+    let Some(best) = &wait.best else {
+        return Ok(());
+    };
+    let unit = match runner.wf.step_index(&wait.step) {
+        Some(step) => Unit {
+            key: wait.step.clone(),
+            step,
+            item: None,
+        },
+        None => runner.item_unit(&wait.step).map_err(config)?,
+    };
+    let resolved = runner.resolve(&unit).map_err(config)?;
+    if let Some((_, Some(save))) = &resolved.answer {
+        super::paths::write_atomic(&save.abs, best.as_bytes()).map_err(|e| {
+            config(format!("cannot save the answer to `{}`: {e}", save.rel))
+        })?;
     }
     Ok(())
 }

@@ -338,3 +338,53 @@ fn an_edit_at_a_human_step_records_one_edited_event_for_the_gate() {
         .collect();
     assert_eq!(gate.len(), 1, "{gate:?}");
 }
+
+/// An answer step with `save:` whose answer never passes its rules (a `## Goal` section).
+fn unsaved_plan(f: &Fixture) {
+    f.file(
+        "plan.rules.yaml",
+        "rules:\n  - id: goal\n    markdown: {section: \"^## Goal\", nonempty: true}\n",
+    );
+    f.script("architect", r#"printf '# Plan\n\nno goal yet\n'"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: plan\n    agent: architect\n    prompt: plan\n    answer: {{format: markdown, rules: plan.rules.yaml, save: out/plan.md}}\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["architect"])
+    ));
+}
+
+#[test]
+fn approving_an_exhausted_answer_writes_its_save_file() {
+    let f = Fixture::new();
+    unsaved_plan(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    assert!(!f.work.join("out/plan.md").exists());
+    let done = resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("out/plan.md"), "# Plan\n\nno goal yet\n");
+}
+
+#[test]
+fn editing_an_exhausted_answer_writes_the_edit_to_its_save_file() {
+    let f = Fixture::new();
+    unsaved_plan(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    let mine = f.file("mine.md", "# Plan\n\n## Goal\nShip it.\n");
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("out/plan.md".into(), mine)],
+        },
+    )
+    .unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("out/plan.md"), "# Plan\n\n## Goal\nShip it.\n");
+    assert_eq!(
+        step(&done, "plan").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+}
