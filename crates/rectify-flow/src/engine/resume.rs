@@ -6,11 +6,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rectify_core::Diagnostic;
 use rectify_loop::ErrorMemory;
 use serde_json::Value;
 
 use super::produce::Unit;
 use super::prompt::FAILED_HEADER;
+use super::validate::Judged;
 use super::{RunError, RunOptions, Runner};
 use crate::load::{Problem, load_str};
 use crate::spec::StepKind;
@@ -39,9 +41,11 @@ pub enum Decision {
         feedback: String,
     },
     /// Replace outputs with a person's versions (`PATH=FILE`): an exhausted step's, or at a
-    /// human step those of a step it needs. They are checked like any output: a valid edit
-    /// finishes the step (`EDITED_BY_PERSON`; at a human step the gate passes too), an
-    /// invalid one is put back, shown, and the run keeps waiting.
+    /// human step those of a step it needs. They are checked like any output, then judged
+    /// by the step's validators: an edit that passes both finishes the step
+    /// (`EDITED_BY_PERSON`; at a human step the gate passes too); an invalid edit, or one a
+    /// validator fails, is put back, shown (the problems or findings under `waiting`), and
+    /// the run keeps waiting — no producer runs for a person's edit.
     Edit {
         /// The waiting step (needed when several wait).
         step: Option<String>,
@@ -85,7 +89,7 @@ pub async fn resume(
         RunStatus::Running | RunStatus::Waiting => claim_lease(&store, run_id)?,
     }
     // The decision is applied under the lease; if it cannot be, the run is left as it was.
-    let runner = match prepare(&store, &run, decision, &options) {
+    let runner = match prepare(&store, &run, decision, &options).await {
         Ok(Some(runner)) => runner,
         Ok(None) => {
             store.set_run_status(run_id, RunStatus::Waiting)?;
@@ -128,7 +132,7 @@ pub async fn resume(
 
 /// The runner of `run` restored from the store with `decision` applied; `None` when a
 /// person's edit did not pass (it was put back and the run keeps waiting).
-fn prepare(
+async fn prepare(
     store: &Arc<Store>,
     run: &crate::store::RunRecord,
     decision: Decision,
@@ -154,7 +158,10 @@ fn prepare(
     let waits = store.waits(&run.id)?;
     restore(&mut runner, &steps, &waits, store, &run.id)?;
     if let Decision::Edit { step, edits } = &decision {
-        if edit(&mut runner, &steps, &waits, step.as_deref(), edits)?.is_some() {
+        if edit(&mut runner, &steps, &waits, step.as_deref(), edits)
+            .await?
+            .is_some()
+        {
             return Ok(None);
         }
     } else {
@@ -264,7 +271,7 @@ fn apply(
 }
 
 /// Applies a person's edit; `Some(n)`: the edit has `n` errors and was put back.
-fn edit(
+async fn edit(
     runner: &mut Runner,
     steps: &[StepRecord],
     waits: &[WaitRecord],
@@ -279,60 +286,27 @@ fn edit(
         .find(|s| s.id == unit.key)
         .cloned()
         .unwrap_or_default();
-    let mut previous = Vec::new();
-    let mut answer = None;
-    for (rel, file) in edits {
-        let target = resolved
-            .outputs
-            .iter()
-            .map(|o| (&o.rel, &o.abs))
-            .chain(
-                resolved
-                    .answer
-                    .iter()
-                    .filter_map(|(_, save)| save.as_ref().map(|s| (&s.rel, &s.abs))),
-            )
-            .find(|(r, _)| *r == rel)
-            .map(|(_, abs)| abs.clone());
-        let Some(target) = target else {
-            return Err(config(format!(
-                "`{rel}` is not an output of `{}`",
-                unit.key
-            )));
-        };
-        let bytes = std::fs::read(file)
-            .map_err(|e| config(format!("cannot read `{}`: {e}", file.display())))?;
-        runner.keep_artifact(&unit.key, rel, "edit", &bytes);
-        previous.push((target.clone(), std::fs::read(&target).ok()));
-        if resolved.answer.is_some() {
-            answer = Some(String::from_utf8_lossy(&bytes).into_owned());
-        }
-        super::paths::write_atomic(&target, &bytes)
-            .map_err(|e| config(format!("cannot write `{rel}`: {e}")))?;
-    }
+    let (previous, answer) = write_edits(runner, &unit, &resolved, edits)?;
     let checked = runner
         .check_unit(&unit, &resolved, &mut record, answer.as_deref(), Vec::new())
         .map_err(config)?;
-    let errors = checked.errors();
-    if errors > 0 {
-        for (target, bytes) in previous {
-            match bytes {
-                Some(b) => {
-                    let _ = super::paths::write_atomic(&target, &b);
-                }
-                None => {
-                    let _ = std::fs::remove_file(&target);
-                }
-            }
-        }
-        let mut shown = wait.clone();
-        shown.diagnostics = checked
+    let refused = if checked.errors() > 0 {
+        let problems: Vec<Diagnostic> = checked
             .all_diagnostics()
             .into_iter()
-            .filter(rectify_core::Diagnostic::is_error)
+            .filter(Diagnostic::is_error)
             .collect();
+        Some((problems, "does not pass"))
+    } else {
+        judge_edit(runner, &unit, &resolved, &mut record, &checked).await?
+    };
+    if let Some((problems, why)) = refused {
+        put_back(previous);
+        let errors = problems.len();
+        let mut shown = wait.clone();
+        shown.diagnostics = problems;
         shown.message = Some(format!(
-            "the person's edit of `{}` does not pass: {errors} problem(s)",
+            "the person's edit of `{}` {why}: {errors} problem(s)",
             wait.step
         ));
         runner.store.put_wait(&runner.run_id, &shown)?;
@@ -367,6 +341,94 @@ fn edit(
     runner.waiting.remove(&wait.step);
     runner.finished.insert(wait.step.clone());
     Ok(None)
+}
+
+/// Writes a person's versions over the unit's outputs (each kept as an `edit` artifact);
+/// returns what each file held before (to put back) and, for an answer, the new answer.
+fn write_edits(
+    runner: &Runner,
+    unit: &Unit,
+    resolved: &super::produce::Resolved,
+    edits: &[(String, PathBuf)],
+) -> Result<(Vec<(PathBuf, Option<Vec<u8>>)>, Option<String>), RunError> {
+    let mut previous = Vec::new();
+    let mut answer = None;
+    for (rel, file) in edits {
+        let target = resolved
+            .outputs
+            .iter()
+            .map(|o| (&o.rel, &o.abs))
+            .chain(
+                resolved
+                    .answer
+                    .iter()
+                    .filter_map(|(_, save)| save.as_ref().map(|s| (&s.rel, &s.abs))),
+            )
+            .find(|(r, _)| *r == rel)
+            .map(|(_, abs)| abs.clone());
+        let Some(target) = target else {
+            return Err(config(format!(
+                "`{rel}` is not an output of `{}`",
+                unit.key
+            )));
+        };
+        let bytes = std::fs::read(file)
+            .map_err(|e| config(format!("cannot read `{}`: {e}", file.display())))?;
+        runner.keep_artifact(&unit.key, rel, "edit", &bytes);
+        previous.push((target.clone(), std::fs::read(&target).ok()));
+        if resolved.answer.is_some() {
+            answer = Some(String::from_utf8_lossy(&bytes).into_owned());
+        }
+        super::paths::write_atomic(&target, &bytes)
+            .map_err(|e| config(format!("cannot write `{rel}`: {e}")))?;
+    }
+    Ok((previous, answer))
+}
+
+/// The step's validators judge a person's edit as they judge a producer's work; a FAIL
+/// refuses it (no producer runs for a person's edit): the findings, and the unit's record as
+/// it was (the FAIL counts no validation re-run).
+async fn judge_edit(
+    runner: &Runner,
+    unit: &Unit,
+    resolved: &super::produce::Resolved,
+    record: &mut StepRecord,
+    checked: &super::step::UnitCheck,
+) -> Result<Option<(Vec<Diagnostic>, &'static str)>, RunError> {
+    let before = record.clone();
+    let judged = runner
+        .validate_unit(unit, resolved, record, checked)
+        .await
+        .map_err(config)?;
+    match judged {
+        Judged::Accept => Ok(None),
+        Judged::Revise(_) | Judged::Exhausted(_) => {
+            let findings = std::mem::take(&mut record.diagnostics);
+            *record = StepRecord {
+                verdict: record.verdict.take(),
+                diagnostics: findings.clone(),
+                ..before
+            };
+            runner
+                .store
+                .put_step(&runner.run_id, record, "edit_refused")?;
+            Ok(Some((findings, "is failed by its validators")))
+        }
+    }
+}
+
+/// Puts back the files a refused edit replaced (removes those that did not exist).
+fn put_back(previous: Vec<(PathBuf, Option<Vec<u8>>)>) {
+    for (target, bytes) in previous {
+        match bytes {
+            Some(b) => {
+                let _ = super::paths::write_atomic(&target, &b);
+            }
+            None => {
+                let _ = std::fs::remove_file(&target);
+            }
+        }
+    }
 }
 
 /// The unit whose outputs a person edits: the exhausted step or `foreach` item itself, or at

@@ -388,3 +388,45 @@ fn editing_an_exhausted_answer_writes_the_edit_to_its_save_file() {
         Some("EDITED_BY_PERSON")
     );
 }
+
+#[test]
+fn an_edit_of_work_its_validators_failed_is_judged_by_them_before_the_step_is_done() {
+    let f = Fixture::new();
+    f.script("coder", r#"echo "sloppy work" > work.txt"#);
+    f.script(
+        "validator",
+        r#"if grep -q careful work.txt; then echo '**Verdict: PASS**'; else printf -- '- [FAIL] sloppy (work.txt:1)\n**Verdict: FAIL**\n'; fi"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: code\n    agent: coder\n    prompt: implement it\n    outputs: [{{path: work.txt}}]\n    validate: {{validators: [validator], max_validation_attempts: 0}}\n",
+        f.agents_yaml(&["coder", "validator"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    assert_eq!(f.calls("validator"), 1);
+    let edit = |file| Decision::Edit {
+        step: None,
+        edits: vec![("work.txt".to_owned(), file)],
+    };
+    let still_sloppy = f.file("sloppy.txt", "more sloppy work\n");
+    let shown = resume_with(&f, &store, &s.run_id, edit(still_sloppy)).unwrap();
+    assert_eq!(shown.status, RunStatus::Waiting, "{shown:#?}");
+    assert_eq!(f.calls("validator"), 2, "the validator judged the edit");
+    assert!(shown.notes[0].contains("not accepted"), "{:?}", shown.notes);
+    let waiting = shown.waiting.unwrap();
+    assert!(
+        waiting.diagnostics.iter().any(|d| d.message.contains("sloppy")),
+        "{waiting:#?}"
+    );
+    assert_eq!(f.read("work.txt"), "sloppy work\n", "the refused edit was put back");
+    let careful = f.file("careful.txt", "careful work\n");
+    let done = resume_with(&f, &store, &s.run_id, edit(careful)).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.calls("validator"), 3);
+    assert_eq!(f.read("work.txt"), "careful work\n");
+    assert_eq!(
+        step(&done, "code").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+    assert_eq!(f.calls("coder"), 1, "no producer ran for the edits");
+}
