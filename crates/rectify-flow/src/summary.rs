@@ -113,14 +113,13 @@ impl RunSummary {
         let Some(record) = store.run(run)? else {
             return Ok(None);
         };
-        // A running run may wait too: a branch paused while others go on, or the process
-        // was killed after the pause was committed.
-        let waits: Vec<Waiting> =
-            if matches!(record.status, RunStatus::Waiting | RunStatus::Running) {
-                store.waits(run)?.into_iter().map(Waiting::from).collect()
-            } else {
-                Vec::new()
-            };
+        // A run that is not completed may wait too: a branch paused while others go on (or
+        // failed), or the process was stopped after the pause was committed.
+        let waits: Vec<Waiting> = if record.status == RunStatus::Completed {
+            Vec::new()
+        } else {
+            store.waits(run)?.into_iter().map(Waiting::from).collect()
+        };
         let steps = store
             .steps(run)?
             .into_iter()

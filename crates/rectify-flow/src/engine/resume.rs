@@ -11,6 +11,7 @@ use rectify_loop::ErrorMemory;
 use serde_json::Value;
 
 use super::produce::Unit;
+use super::dag::End;
 use super::prompt::FAILED_HEADER;
 use super::validate::Judged;
 use super::{RunError, RunOptions, Runner};
@@ -81,12 +82,16 @@ pub async fn resume(
                 .push(format!("the run `{run_id}` is completed; nothing was run"));
             return Ok(summary);
         }
-        RunStatus::Failed => {
+        // A run that failed before waits kept runs waiting may still hold open waits: they
+        // stay decidable.
+        RunStatus::Failed if store.waits(run_id)?.is_empty() => {
             return Err(config(format!(
                 "the run `{run_id}` failed; start a new run"
             )));
         }
-        RunStatus::Running | RunStatus::Waiting => claim_lease(&store, run_id)?,
+        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting => {
+            claim_lease(&store, run_id)?;
+        }
     }
     // The decision is applied under the lease; if it cannot be, the run is left as it was.
     let runner = match prepare(&store, &run, decision, &options).await {
@@ -110,15 +115,9 @@ pub async fn resume(
     if stale > 0 {
         tracing::info!(stale, "removed temporary files left by a killed process");
     }
-    let finished: Vec<bool> = runner
-        .wf
-        .spec
-        .steps
-        .iter()
-        .map(|s| runner.finished.contains(&s.id))
-        .collect();
+    let prior = prior_ends(&runner, &store.steps(run_id)?);
     let runner = Arc::new(runner);
-    let mut summary = runner.execute(options.max_parallel, &finished).await?;
+    let mut summary = runner.execute(options.max_parallel, &prior).await?;
     if std::fs::read_to_string(&run.workflow_path).ok().as_deref()
         != Some(run.workflow_source.as_str())
     {
@@ -128,6 +127,30 @@ pub async fn resume(
         ));
     }
     Ok(summary)
+}
+
+/// How each step ended in earlier processes: done, or failed (it stays failed; what needs
+/// it stays skipped). Steps sent back by the decision start again.
+fn prior_ends(runner: &Runner, stored: &[StepRecord]) -> Vec<Option<End>> {
+    let starts = runner.starts.lock().unwrap_or_else(|e| e.into_inner());
+    runner
+        .wf
+        .spec
+        .steps
+        .iter()
+        .map(|s| {
+            let failed = stored
+                .iter()
+                .any(|r| r.id == s.id && r.status.0 == StepStatus::Failed);
+            if runner.finished.contains(&s.id) {
+                Some(End::Done)
+            } else if failed && !starts.contains_key(&s.id) {
+                Some(End::Failed)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// The runner of `run` restored from the store with `decision` applied; `None` when a

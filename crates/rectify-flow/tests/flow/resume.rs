@@ -430,3 +430,46 @@ fn an_edit_of_work_its_validators_failed_is_judged_by_them_before_the_step_is_do
     );
     assert_eq!(f.calls("coder"), 1, "no producer ran for the edits");
 }
+
+#[test]
+fn a_failed_branch_leaves_an_independent_waiting_branch_resumable() {
+    let f = Fixture::new();
+    f.file("s.json", r#"{"required": ["goal"]}"#);
+    f.script("writer", r#"echo '{}' > "$RECTIFY_STEP.json""#);
+    f.script("coder", r#"echo done > code.txt"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: strict\n    agent: writer\n    prompt: write\n    outputs: [{{path: strict.json, schema: s.json}}]\n    on_invalid: {{revise: 0}}\n    on_exhausted: fail\n  - id: lenient\n    agent: writer\n    prompt: write\n    outputs: [{{path: lenient.json, schema: s.json}}]\n    on_invalid: {{revise: 0}}\n  - id: code\n    needs: [lenient]\n    agent: coder\n    prompt: code\n    outputs: [{{path: code.txt}}]\n",
+        f.agents_yaml(&["writer", "coder"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "something still waits: {s:#?}");
+    assert_eq!(step(&s, "strict").status, "failed");
+    assert_eq!(step(&s, "lenient").status, "waiting");
+    assert_eq!(s.waiting.as_ref().unwrap().step, "lenient");
+    let shown = rectify_flow::RunSummary::load(&store, &s.run_id).unwrap();
+    assert_eq!(
+        (step(&shown, "strict").status.as_str(), step(&shown, "lenient").status.as_str()),
+        ("failed", "waiting")
+    );
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Approve {
+            step: Some("lenient".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        done.status,
+        RunStatus::Failed,
+        "nothing waits any more and a step failed: {done:#?}"
+    );
+    assert_eq!(step(&done, "code").status, "done", "the approved branch went on");
+    assert_eq!(step(&done, "strict").status, "failed");
+    assert_eq!(
+        (f.calls("writer"), f.calls("coder")),
+        (2, 1),
+        "the failed step is not run again"
+    );
+}
