@@ -60,7 +60,9 @@ pub struct RunOptions {
     pub inputs: Vec<(String, String)>,
     /// Independent steps run at once (default 2).
     pub max_parallel: usize,
-    /// The working directory: outputs are relative to it, agents run in it.
+    /// The working directory: outputs are relative to it, agents run in it. On resume, the
+    /// directory the run goes on in — the one whose `.rectify/rectify.db` holds it — wherever
+    /// it started (a moved or copied directory resumes where it is).
     pub workdir: PathBuf,
     /// Makes providers (default: [`SpecFactory`]).
     pub factory: Arc<dyn ProviderFactory>,
@@ -173,7 +175,14 @@ pub async fn run(
     store.create_run(&RunRecord {
         id: run_id.clone(),
         workflow: wf.spec.name.clone(),
-        workflow_path: wf.path.display().to_string(),
+        // Absolute, so a resume finds it from any directory (and, when it lies in the working
+        // directory, at the same place in a moved or copied one).
+        workflow_path: wf
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| wf.path.clone())
+            .display()
+            .to_string(),
         workflow_hash: wf.hash.clone(),
         workflow_source: wf.source.clone(),
         workdir: workdir.display().to_string(),

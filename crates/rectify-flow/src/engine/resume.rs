@@ -60,6 +60,11 @@ fn config(message: String) -> RunError {
 }
 
 /// Continues the run `run_id` with `decision`.
+///
+/// The run goes on in `options.workdir` (the CLI's `--workdir`, whose `.rectify/rectify.db`
+/// holds the run): its outputs, and the workflow file when it lies in the working directory,
+/// are found relative to it, so a moved or copied directory resumes where it is now. When it
+/// is not where the run started, the summary says so in a note.
 pub async fn resume(
     store: Arc<Store>,
     run_id: &str,
@@ -69,32 +74,18 @@ pub async fn resume(
     let Some(run) = store.run(run_id)? else {
         return Err(config(format!("no run `{run_id}` in this store")));
     };
-    match run.status {
-        RunStatus::Completed if decision != Decision::Continue => {
-            return Err(config(format!(
-                "the run `{run_id}` is completed and waits for no decision"
-            )));
-        }
-        RunStatus::Completed => {
-            let mut summary = RunSummary::load(&store, run_id)?;
-            summary
-                .notes
-                .push(format!("the run `{run_id}` is completed; nothing was run"));
-            return Ok(summary);
-        }
-        // A run that failed before waits kept runs waiting may still hold open waits: they
-        // stay decidable.
-        RunStatus::Failed if store.waits(run_id)?.is_empty() => {
-            return Err(config(format!(
-                "the run `{run_id}` failed; start a new run"
-            )));
-        }
-        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting => {
-            claim_lease(&store, run_id)?;
-        }
+    let workdir = options.workdir.canonicalize().map_err(|e| {
+        RunError::Config(vec![Problem::new(
+            &options.workdir,
+            format!("the working directory cannot be used: {e}"),
+        )])
+    })?;
+    if let Some(summary) = admit(&store, &run, &decision)? {
+        return Ok(summary);
     }
+    let mut notes = moved(&run, &workdir);
     // The decision is applied under the lease; if it cannot be, the run is left as it was.
-    let runner = match prepare(&store, &run, decision, &options).await {
+    let runner = match prepare(&store, &run, decision, &options, &workdir).await {
         Ok(Some(runner)) => runner,
         Ok(None) => {
             store.set_run_status(run_id, RunStatus::Waiting)?;
@@ -104,6 +95,7 @@ pub async fn resume(
                 "the edit was not accepted: {problems} problem{} (shown under `waiting`); the outputs were put back",
                 if problems == 1 { "" } else { "s" }
             ));
+            summary.notes.append(&mut notes);
             return Ok(summary);
         }
         Err(e) => {
@@ -111,22 +103,75 @@ pub async fn resume(
             return Err(e);
         }
     };
-    let stale = super::paths::remove_stale_temps(Path::new(&run.workdir));
+    let stale = super::paths::remove_stale_temps(&workdir);
     if stale > 0 {
         tracing::info!(stale, "removed temporary files left by a killed process");
     }
     let prior = prior_ends(&runner, &store.steps(run_id)?);
     let runner = Arc::new(runner);
     let mut summary = runner.execute(options.max_parallel, &prior).await?;
-    if std::fs::read_to_string(&run.workflow_path).ok().as_deref()
-        != Some(run.workflow_source.as_str())
-    {
+    let file = workflow_file(&run, &workdir);
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(run.workflow_source.as_str()) {
         summary.notes.push(format!(
             "the workflow file `{}` changed since the run started; the copy pinned at start was used",
-            run.workflow_path
+            file.display()
         ));
     }
+    summary.notes.append(&mut notes);
     Ok(summary)
+}
+
+/// Whether the run can take `decision` (and this process its lease). `Some`: nothing to run
+/// (a completed run continued without a decision).
+fn admit(
+    store: &Store,
+    run: &crate::store::RunRecord,
+    decision: &Decision,
+) -> Result<Option<RunSummary>, RunError> {
+    let run_id = run.id.as_str();
+    match run.status {
+        RunStatus::Completed if *decision != Decision::Continue => Err(config(format!(
+            "the run `{run_id}` is completed and waits for no decision"
+        ))),
+        RunStatus::Completed => {
+            let mut summary = RunSummary::load(store, run_id)?;
+            summary
+                .notes
+                .push(format!("the run `{run_id}` is completed; nothing was run"));
+            Ok(Some(summary))
+        }
+        // A run an earlier rectify recorded failed while a branch waited still holds that
+        // open wait: it stays decidable.
+        RunStatus::Failed if store.waits(run_id)?.is_empty() => Err(config(format!(
+            "the run `{run_id}` failed; start a new run"
+        ))),
+        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting => {
+            claim_lease(store, run_id)?;
+            Ok(None)
+        }
+    }
+}
+
+/// A note when the run goes on in another directory than the one it started in.
+fn moved(run: &crate::store::RunRecord, workdir: &Path) -> Vec<String> {
+    if Path::new(&run.workdir) == workdir {
+        return Vec::new();
+    }
+    vec![format!(
+        "the run started in `{}`; it goes on in `{}`, the working directory of its store (its outputs are read and written there, its agents run there)",
+        run.workdir,
+        workdir.display()
+    )]
+}
+
+/// The run's workflow file: recorded in the working directory it started in, it is taken
+/// from the same place in `workdir`; elsewhere, where it was.
+fn workflow_file(run: &crate::store::RunRecord, workdir: &Path) -> PathBuf {
+    let recorded = Path::new(&run.workflow_path);
+    match recorded.strip_prefix(&run.workdir) {
+        Ok(rel) if recorded.is_absolute() => workdir.join(rel),
+        _ => recorded.to_path_buf(),
+    }
 }
 
 /// How each step ended in earlier processes: done, or failed (it stays failed; what needs
@@ -160,8 +205,9 @@ async fn prepare(
     run: &crate::store::RunRecord,
     decision: Decision,
     options: &RunOptions,
+    workdir: &Path,
 ) -> Result<Option<Runner>, RunError> {
-    let wf = load_str(Path::new(&run.workflow_path), run.workflow_source.clone())
+    let wf = load_str(&workflow_file(run, workdir), run.workflow_source.clone())
         .map_err(|e| RunError::Config(e.problems))?;
     let memory: ErrorMemory = run
         .memory
@@ -172,7 +218,7 @@ async fn prepare(
         wf,
         Arc::clone(store),
         run.id.clone(),
-        PathBuf::from(&run.workdir),
+        workdir.to_path_buf(),
         options,
         run.inputs.clone(),
         memory,

@@ -473,3 +473,73 @@ fn a_failed_branch_leaves_an_independent_waiting_branch_resumable() {
         "the failed step is not run again"
     );
 }
+
+/// Copies `from` (a directory tree, the store included) to `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn resume_in(
+    dir: &std::path::Path,
+    run: &str,
+    decision: Decision,
+) -> Result<RunSummary, rectify_flow::RunError> {
+    let store = Arc::new(Store::open_existing(dir).unwrap().expect("a store"));
+    let options = rectify_flow::RunOptions::new(dir);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(resume(store, run, decision, options))
+}
+
+#[test]
+fn a_copy_of_the_working_directory_resumes_in_the_copy() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    drop(store);
+    let copy = f.root.join("copy");
+    copy_tree(&f.work, &copy);
+    let done = resume_in(&copy, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(std::fs::read_to_string(copy.join("code.txt")).unwrap(), "done\n");
+    assert!(
+        !f.work.join("code.txt").exists(),
+        "nothing is written in the original directory"
+    );
+    let copy_dir = copy.canonicalize().unwrap();
+    assert!(
+        done.notes
+            .iter()
+            .any(|n| n.contains(&copy_dir.display().to_string())),
+        "the resume says which directory it uses: {:?}",
+        done.notes
+    );
+}
+
+#[test]
+fn a_moved_working_directory_resumes_where_it_is() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    drop(store);
+    let moved = f.root.join("moved");
+    std::fs::rename(&f.work, &moved).unwrap();
+    let done = resume_in(&moved, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(std::fs::read_to_string(moved.join("code.txt")).unwrap(), "done\n");
+    assert!(!f.work.exists());
+}
