@@ -13,7 +13,8 @@ pub struct RunSummary {
     pub run_id: String,
     /// The workflow's name.
     pub workflow: String,
-    /// `completed`, `waiting`, `failed` or `running`.
+    /// `completed`, `waiting`, `failed`, `running` or `interrupted` (the rules are on
+    /// [`RunStatus`]; a `running` run whose process is gone reads as `interrupted`).
     pub status: RunStatus,
     /// What the run waits for (the first open wait), when it waits.
     pub waiting: Option<Waiting>,
@@ -120,6 +121,13 @@ impl RunSummary {
         } else {
             store.waits(run)?.into_iter().map(Waiting::from).collect()
         };
+        let status = store.observed_status(&record)?;
+        let mut notes = Vec::new();
+        if status == RunStatus::Interrupted {
+            notes.push(format!(
+                "the run `{run}` was interrupted: nothing runs it; `rectify resume {run}` continues it"
+            ));
+        }
         let steps = store
             .steps(run)?
             .into_iter()
@@ -144,12 +152,12 @@ impl RunSummary {
         Ok(Some(RunSummary {
             run_id: record.id,
             workflow: record.workflow,
-            status: record.status,
+            status,
             waiting: waits.first().cloned(),
             waits: if waits.len() > 1 { waits } else { Vec::new() },
             failure: None,
             steps,
-            notes: Vec::new(),
+            notes,
         }))
     }
 }

@@ -36,7 +36,13 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
             }
             Ok(ExitStatus::Success)
         }
-        None => list(&store.runs()?, args.output),
+        None => {
+            let mut runs = store.runs()?;
+            for r in &mut runs {
+                r.status = store.observed_status(r)?;
+            }
+            list(&runs, args.output)
+        }
     }
 }
 

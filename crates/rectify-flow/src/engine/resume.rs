@@ -145,7 +145,7 @@ fn admit(
         RunStatus::Failed if store.waits(run_id)?.is_empty() => Err(config(format!(
             "the run `{run_id}` failed; start a new run"
         ))),
-        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting => {
+        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting | RunStatus::Interrupted => {
             claim_lease(store, run_id)?;
             Ok(None)
         }
@@ -239,10 +239,6 @@ async fn prepare(
     Ok(Some(runner))
 }
 
-/// A lease whose holder sent no heartbeat for this long is taken over, when the holder is on
-/// another machine (on this one, whether its process is alive decides).
-const LEASE_STALE_MS: i64 = 30_000;
-
 /// Makes this process the run's only writer: refused while the holder is alive (its process
 /// exists on this machine, or it sent a heartbeat within 30 s from another); a dead holder's
 /// lease is taken over. The take is a compare-and-swap on the holder seen, so of two
@@ -250,12 +246,8 @@ const LEASE_STALE_MS: i64 = 30_000;
 fn claim_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
     let seen = store.lease(run_id)?;
     if let Some((pid, host, beat)) = &seen {
-        let ours = i64::from(std::process::id());
-        let alive = if *host == hostname() {
-            *pid != ours && Path::new(&format!("/proc/{pid}")).exists()
-        } else {
-            crate::store::now_ms() - beat < LEASE_STALE_MS
-        };
+        let ours = *pid == i64::from(std::process::id()) && *host == hostname();
+        let alive = !ours && crate::store::holder_alive(*pid, host, *beat);
         if alive {
             return Err(config(format!(
                 "the run `{run_id}` is being run by process {pid} on {host}; wait for it or stop it first"

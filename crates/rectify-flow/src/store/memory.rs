@@ -403,6 +403,24 @@ impl Memory {
         Ok(true)
     }
 
+    pub(super) fn release(&self, run: &str, status: RunStatus) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(r) = state.runs.get_mut(run) else {
+            return Ok(false);
+        };
+        let mine = r.lease_pid == Some(i64::from(std::process::id()))
+            && r.lease_host.as_deref() == Some(hostname().as_str());
+        if mine {
+            r.lease_pid = None;
+            r.lease_host = None;
+            if r.record.status == RunStatus::Running {
+                r.record.status = status;
+            }
+            r.record.updated_ms = now_ms();
+        }
+        Ok(mine)
+    }
+
     pub(super) fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
         let mut state = self.state();
         let Some(r) = state.runs.get_mut(run) else {

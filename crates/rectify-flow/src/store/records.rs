@@ -17,7 +17,11 @@ use super::StoreError;
 /// 3. `failed` when nothing waits and a step failed (`on_exhausted: fail`, a provider
 ///    failure): nothing can continue it.
 ///
-/// While a process runs it, it is `running`.
+/// While a process runs it, it is `running`; stopped by SIGINT or SIGTERM, `interrupted`.
+/// A `running` run whose process is gone (killed: dead on this machine, or no heartbeat for
+/// 30 s from another) is shown as `interrupted` too (see [`crate::Store::observed_status`]).
+/// `rectify resume` continues a `running`, `interrupted` or `waiting` run exactly where it
+/// stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
@@ -29,6 +33,8 @@ pub enum RunStatus {
     Completed,
     /// A step failed (`on_exhausted: fail`, a provider failure) and nothing waits.
     Failed,
+    /// The process running it was stopped (SIGINT, SIGTERM) or is gone; nothing runs it.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -39,6 +45,7 @@ impl RunStatus {
             RunStatus::Waiting => "waiting",
             RunStatus::Completed => "completed",
             RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 
@@ -47,6 +54,7 @@ impl RunStatus {
             "waiting" => RunStatus::Waiting,
             "completed" => RunStatus::Completed,
             "failed" => RunStatus::Failed,
+            "interrupted" => RunStatus::Interrupted,
             _ => RunStatus::Running,
         }
     }

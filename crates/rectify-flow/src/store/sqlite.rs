@@ -562,6 +562,26 @@ impl Sqlite {
         Ok(changed == 1)
     }
 
+    /// Ends this process's hold on the run: clears its lease and, when the run is still
+    /// `running`, sets `status`. Returns whether this process held it.
+    pub(super) fn release(&self, run: &str, status: RunStatus) -> Result<bool, StoreError> {
+        let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
+        let changed = conn.execute(
+            "UPDATE runs SET status = CASE WHEN status = 'running' THEN ?4 ELSE status END,
+               lease_pid = NULL, lease_host = NULL, updated_ms = ?5
+             WHERE id = ?1 AND lease_pid = ?2 AND lease_host = ?3",
+            params![
+                run,
+                i64::from(std::process::id()),
+                hostname(),
+                status.as_str(),
+                now_ms()
+            ],
+        )?;
+        Ok(changed == 1)
+    }
+
     /// Renews this process's lease on the run (its heartbeat); false when another process
     /// holds it.
     pub(super) fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
