@@ -10,8 +10,8 @@ use rectify_core::Diagnostic;
 use rectify_loop::ErrorMemory;
 use serde_json::Value;
 
-use super::produce::Unit;
 use super::dag::End;
+use super::produce::Unit;
 use super::prompt::FAILED_HEADER;
 use super::validate::Judged;
 use super::{RunError, RunOptions, Runner};
@@ -177,7 +177,10 @@ fn workflow_file(run: &crate::store::RunRecord, workdir: &Path) -> PathBuf {
 /// How each step ended in earlier processes: done, or failed (it stays failed; what needs
 /// it stays skipped). Steps sent back by the decision start again.
 fn prior_ends(runner: &Runner, stored: &[StepRecord]) -> Vec<Option<End>> {
-    let starts = runner.starts.lock().unwrap_or_else(|e| e.into_inner());
+    let starts = runner
+        .starts
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     runner
         .wf
         .spec
@@ -404,6 +407,9 @@ async fn edit(
     Ok(None)
 }
 
+/// A file a person's edit replaced and what it held (`None`: it did not exist).
+type Previous = (PathBuf, Option<Vec<u8>>);
+
 /// Writes a person's versions over the unit's outputs (each kept as an `edit` artifact);
 /// returns what each file held before (to put back) and, for an answer, the new answer.
 fn write_edits(
@@ -411,7 +417,7 @@ fn write_edits(
     unit: &Unit,
     resolved: &super::produce::Resolved,
     edits: &[(String, PathBuf)],
-) -> Result<(Vec<(PathBuf, Option<Vec<u8>>)>, Option<String>), RunError> {
+) -> Result<(Vec<Previous>, Option<String>), RunError> {
     let mut previous = Vec::new();
     let mut answer = None;
     for (rel, file) in edits {
@@ -479,7 +485,7 @@ async fn judge_edit(
 }
 
 /// Puts back the files a refused edit replaced (removes those that did not exist).
-fn put_back(previous: Vec<(PathBuf, Option<Vec<u8>>)>) {
+fn put_back(previous: Vec<Previous>) {
     for (target, bytes) in previous {
         match bytes {
             Some(b) => {
@@ -621,9 +627,8 @@ fn save_best(runner: &Runner, wait: &WaitRecord) -> Result<(), RunError> {
     };
     let resolved = runner.resolve(&unit).map_err(config)?;
     if let Some((_, Some(save))) = &resolved.answer {
-        super::paths::write_atomic(&save.abs, best.as_bytes()).map_err(|e| {
-            config(format!("cannot save the answer to `{}`: {e}", save.rel))
-        })?;
+        super::paths::write_atomic(&save.abs, best.as_bytes())
+            .map_err(|e| config(format!("cannot save the answer to `{}`: {e}", save.rel)))?;
     }
     Ok(())
 }

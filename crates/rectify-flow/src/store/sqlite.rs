@@ -225,8 +225,13 @@ impl Sqlite {
             } else {
                 None
             };
-            tx.prepare_cached(INSERT_EVENT)?
-                .execute(params![run, step.id, event, now_ms(), detail])?;
+            tx.prepare_cached(INSERT_EVENT)?.execute(params![
+                run,
+                step.id,
+                event,
+                now_ms(),
+                detail
+            ])?;
             Ok(())
         })
     }

@@ -415,10 +415,17 @@ fn an_edit_of_work_its_validators_failed_is_judged_by_them_before_the_step_is_do
     assert!(shown.notes[0].contains("not accepted"), "{:?}", shown.notes);
     let waiting = shown.waiting.unwrap();
     assert!(
-        waiting.diagnostics.iter().any(|d| d.message.contains("sloppy")),
+        waiting
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("sloppy")),
         "{waiting:#?}"
     );
-    assert_eq!(f.read("work.txt"), "sloppy work\n", "the refused edit was put back");
+    assert_eq!(
+        f.read("work.txt"),
+        "sloppy work\n",
+        "the refused edit was put back"
+    );
     let careful = f.file("careful.txt", "careful work\n");
     let done = resume_with(&f, &store, &s.run_id, edit(careful)).unwrap();
     assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
@@ -442,13 +449,20 @@ fn a_failed_branch_leaves_an_independent_waiting_branch_resumable() {
         f.agents_yaml(&["writer", "coder"])
     ));
     let (s, store) = f.run(&[]);
-    assert_eq!(s.status, RunStatus::Waiting, "something still waits: {s:#?}");
+    assert_eq!(
+        s.status,
+        RunStatus::Waiting,
+        "something still waits: {s:#?}"
+    );
     assert_eq!(step(&s, "strict").status, "failed");
     assert_eq!(step(&s, "lenient").status, "waiting");
     assert_eq!(s.waiting.as_ref().unwrap().step, "lenient");
     let shown = rectify_flow::RunSummary::load(&store, &s.run_id).unwrap();
     assert_eq!(
-        (step(&shown, "strict").status.as_str(), step(&shown, "lenient").status.as_str()),
+        (
+            step(&shown, "strict").status.as_str(),
+            step(&shown, "lenient").status.as_str()
+        ),
         ("failed", "waiting")
     );
     let done = resume_with(
@@ -465,7 +479,11 @@ fn a_failed_branch_leaves_an_independent_waiting_branch_resumable() {
         RunStatus::Failed,
         "nothing waits any more and a step failed: {done:#?}"
     );
-    assert_eq!(step(&done, "code").status, "done", "the approved branch went on");
+    assert_eq!(
+        step(&done, "code").status,
+        "done",
+        "the approved branch went on"
+    );
     assert_eq!(step(&done, "strict").status, "failed");
     assert_eq!(
         (f.calls("writer"), f.calls("coder")),
@@ -514,7 +532,10 @@ fn a_copy_of_the_working_directory_resumes_in_the_copy() {
     copy_tree(&f.work, &copy);
     let done = resume_in(&copy, &s.run_id, Decision::Approve { step: None }).unwrap();
     assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
-    assert_eq!(std::fs::read_to_string(copy.join("code.txt")).unwrap(), "done\n");
+    assert_eq!(
+        std::fs::read_to_string(copy.join("code.txt")).unwrap(),
+        "done\n"
+    );
     assert!(
         !f.work.join("code.txt").exists(),
         "nothing is written in the original directory"
@@ -540,6 +561,9 @@ fn a_moved_working_directory_resumes_where_it_is() {
     std::fs::rename(&f.work, &moved).unwrap();
     let done = resume_in(&moved, &s.run_id, Decision::Approve { step: None }).unwrap();
     assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
-    assert_eq!(std::fs::read_to_string(moved.join("code.txt")).unwrap(), "done\n");
+    assert_eq!(
+        std::fs::read_to_string(moved.join("code.txt")).unwrap(),
+        "done\n"
+    );
     assert!(!f.work.exists());
 }
