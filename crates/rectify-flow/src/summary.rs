@@ -13,7 +13,8 @@ pub struct RunSummary {
     pub run_id: String,
     /// The workflow's name.
     pub workflow: String,
-    /// `completed`, `waiting`, `failed` or `running`.
+    /// `completed`, `waiting`, `failed`, `running` or `interrupted` (the rules are on
+    /// [`RunStatus`]; a `running` run whose process is gone reads as `interrupted`).
     pub status: RunStatus,
     /// What the run waits for (the first open wait), when it waits.
     pub waiting: Option<Waiting>,
@@ -113,14 +114,20 @@ impl RunSummary {
         let Some(record) = store.run(run)? else {
             return Ok(None);
         };
-        // A running run may wait too: a branch paused while others go on, or the process
-        // was killed after the pause was committed.
-        let waits: Vec<Waiting> =
-            if matches!(record.status, RunStatus::Waiting | RunStatus::Running) {
-                store.waits(run)?.into_iter().map(Waiting::from).collect()
-            } else {
-                Vec::new()
-            };
+        // A run that is not completed may wait too: a branch paused while others go on (or
+        // failed), or the process was stopped after the pause was committed.
+        let waits: Vec<Waiting> = if record.status == RunStatus::Completed {
+            Vec::new()
+        } else {
+            store.waits(run)?.into_iter().map(Waiting::from).collect()
+        };
+        let status = store.observed_status(&record)?;
+        let mut notes = Vec::new();
+        if status == RunStatus::Interrupted {
+            notes.push(format!(
+                "the run `{run}` was interrupted: nothing runs it; `rectify resume {run}` continues it"
+            ));
+        }
         let steps = store
             .steps(run)?
             .into_iter()
@@ -145,12 +152,12 @@ impl RunSummary {
         Ok(Some(RunSummary {
             run_id: record.id,
             workflow: record.workflow,
-            status: record.status,
+            status,
             waiting: waits.first().cloned(),
             waits: if waits.len() > 1 { waits } else { Vec::new() },
             failure: None,
             steps,
-            notes: Vec::new(),
+            notes,
         }))
     }
 }

@@ -38,13 +38,14 @@ pub fn run(args: &RunArgs) -> Result<ExitStatus> {
     if std::io::stderr().is_terminal() && args.output == Output::Human {
         options.progress = Some(Arc::new(progress));
     }
-    let outcome = until_interrupted(rectify_flow::run(workflow, store, options))?;
+    let outcome = until_interrupted(rectify_flow::run(workflow, Arc::clone(&store), options))?;
     let result = match outcome {
         Ok(result) => result,
         Err(code) => {
+            let released = release(&store, &run_id);
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "interrupted: the run `{run_id}` stopped; its finished steps and recorded answers are in the store (`rectify status {run_id}`)"
+                "interrupted: the run `{run_id}` stopped{released}; its finished steps and recorded answers are in the store (`rectify status {run_id}`), `rectify resume {run_id}` continues it"
             );
             return Ok(ExitStatus::Interrupted(code));
         }
@@ -179,17 +180,19 @@ pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
         options.progress = Some(Arc::new(progress));
     }
     let run_id = args.run.clone();
+    let store = Arc::new(store);
     let outcome = until_interrupted(rectify_flow::resume(
-        Arc::new(store),
+        Arc::clone(&store),
         &run_id,
         decision,
         options,
     ))?;
     match outcome {
         Err(code) => {
+            let released = release(&store, &run_id);
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "interrupted: the run `{run_id}` stopped; `rectify resume {run_id}` continues it"
+                "interrupted: the run `{run_id}` stopped{released}; `rectify resume {run_id}` continues it"
             );
             Ok(ExitStatus::Interrupted(code))
         }
@@ -199,6 +202,17 @@ pub fn resume(args: &ResumeArgs) -> Result<ExitStatus> {
         }
         Ok(Err(RunError::Store(e))) => Err(e.into()),
         Ok(Ok(summary)) => finish(&summary, args.output, &args.workdir),
+    }
+}
+
+/// After SIGINT or SIGTERM (the run's work already stopped): records the run as
+/// `interrupted` and gives up its lease, so `status` tells it is not running and `resume`
+/// continues it at once. Returns what to add to the message.
+fn release(store: &Store, run_id: &str) -> String {
+    match store.release(run_id, RunStatus::Interrupted) {
+        Ok(true) => " and is recorded as interrupted".to_owned(),
+        Ok(false) => String::new(),
+        Err(e) => format!(" (it could not be recorded as interrupted: {e})"),
     }
 }
 
@@ -216,7 +230,7 @@ pub fn finish(
         RunStatus::Completed => ExitStatus::Success,
         RunStatus::Waiting => ExitStatus::Escalated,
         RunStatus::Failed if summary.failure.as_deref() == Some("provider") => ExitStatus::Provider,
-        RunStatus::Failed | RunStatus::Running => ExitStatus::Invalid,
+        RunStatus::Failed | RunStatus::Running | RunStatus::Interrupted => ExitStatus::Invalid,
     })
 }
 

@@ -36,8 +36,18 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
             }
             Ok(ExitStatus::Success)
         }
-        None => list(&store.runs()?, args.output),
+        None => list(&observed(&store)?, args.output),
     }
+}
+
+/// Every run, newest first, each with the status a reader should see (a `running` run whose
+/// process is gone is `interrupted`).
+fn observed(store: &Store) -> Result<Vec<rectify_flow::store::RunRecord>> {
+    let mut runs = store.runs()?;
+    for r in &mut runs {
+        r.status = store.observed_status(r)?;
+    }
+    Ok(runs)
 }
 
 /// `status --on`: the run's latest summary as its Restate workflow keeps it.

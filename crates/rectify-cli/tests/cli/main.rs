@@ -10,6 +10,7 @@ mod output_schemas;
 mod repair;
 mod report;
 mod restate;
+mod resume;
 mod rules;
 mod security;
 mod snapshot;

@@ -616,6 +616,6 @@ fn sigterm_stops_the_run_kills_the_agents_and_keeps_the_store() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&status.stdout).unwrap();
-    assert_eq!(v["status"], "running", "left resumable: {v}");
+    assert_eq!(v["status"], "interrupted", "left resumable: {v}");
     assert_eq!(step(&v, "s")["attempts"], 1);
 }

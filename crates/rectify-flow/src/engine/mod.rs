@@ -61,7 +61,9 @@ pub struct RunOptions {
     pub inputs: Vec<(String, String)>,
     /// Independent steps run at once (default 2).
     pub max_parallel: usize,
-    /// The working directory: outputs are relative to it, agents run in it.
+    /// The working directory: outputs are relative to it, agents run in it. On resume, the
+    /// directory the run goes on in — the one whose `.rectify/rectify.db` holds it — wherever
+    /// it started (a moved or copied directory resumes where it is).
     pub workdir: PathBuf,
     /// Makes providers (default: [`SpecFactory`]).
     pub factory: Arc<dyn ProviderFactory>,
@@ -174,7 +176,14 @@ pub async fn run(
     store.create_run(&RunRecord {
         id: run_id.clone(),
         workflow: wf.spec.name.clone(),
-        workflow_path: wf.path.display().to_string(),
+        // Absolute, so a resume finds it from any directory (and, when it lies in the working
+        // directory, at the same place in a moved or copied one).
+        workflow_path: wf
+            .path
+            .canonicalize()
+            .unwrap_or_else(|_| wf.path.clone())
+            .display()
+            .to_string(),
         workflow_hash: wf.hash.clone(),
         workflow_source: wf.source.clone(),
         workdir: workdir.display().to_string(),
@@ -232,17 +241,29 @@ impl Runner {
         }
     }
 
+    /// Runs every step not ended yet (`prior[i]`: how step `i` ended in an earlier process —
+    /// done, or failed, which it stays), then records the run's status by the rules of
+    /// [`RunStatus`].
     async fn execute(
         self: &Arc<Self>,
         max_parallel: usize,
-        finished: &[bool],
+        prior: &[Option<End>],
     ) -> Result<RunSummary, RunError> {
         let deps = self.wf.deps.clone();
+        let finished: Vec<bool> = prior.iter().map(|e| *e == Some(End::Done)).collect();
+        let failed: Vec<bool> = prior.iter().map(|e| *e == Some(End::Failed)).collect();
         let heartbeat = self.heartbeat();
         let me = Arc::clone(self);
-        let ends = dag::run(&deps, max_parallel, finished, move |i| {
+        let ends = dag::run(&deps, max_parallel, &finished, move |i| {
             let me = Arc::clone(&me);
-            async move { me.run_step(i).await }
+            let failed_before = failed.get(i).copied().unwrap_or(false);
+            async move {
+                if failed_before {
+                    End::Failed
+                } else {
+                    me.run_step(i).await
+                }
+            }
         })
         .await;
         heartbeat.abort();
@@ -254,9 +275,27 @@ impl Runner {
         if let Some(e) = failed_store {
             return Err(RunError::Store(e));
         }
+        self.persist_skipped(&ends)?;
+        let status = run_status(&ends);
+        self.store.set_run_status(&self.run_id, status)?;
+        let mut summary = RunSummary::load(&self.store, &self.run_id)?;
+        if ends.contains(&End::ProviderFailed) {
+            summary.failure = Some("provider".to_owned());
+        }
+        Ok(summary)
+    }
+
+    /// Records the steps skipped behind a failure (once: a step already recorded skipped by
+    /// an earlier process is not written again).
+    fn persist_skipped(&self, ends: &[End]) -> Result<(), RunError> {
+        if !ends.contains(&End::Skipped) {
+            return Ok(());
+        }
+        let stored = self.store.steps(&self.run_id)?;
         for (i, end) in ends.iter().enumerate() {
-            if *end == End::Skipped {
-                let id = &self.wf.spec.steps[i].id;
+            let id = &self.wf.spec.steps[i].id;
+            let before = stored.iter().find(|s| &s.id == id).map(|s| s.status.0);
+            if *end == End::Skipped && before != Some(crate::store::StepStatus::Skipped) {
                 self.persist(
                     &StepRecord {
                         id: id.clone(),
@@ -268,22 +307,7 @@ impl Runner {
                 self.report(id, "skipped", String::new());
             }
         }
-        let status = if ends
-            .iter()
-            .any(|e| matches!(e, End::Failed | End::ProviderFailed))
-        {
-            RunStatus::Failed
-        } else if ends.iter().all(|e| *e == End::Done) {
-            RunStatus::Completed
-        } else {
-            RunStatus::Waiting
-        };
-        self.store.set_run_status(&self.run_id, status)?;
-        let mut summary = RunSummary::load(&self.store, &self.run_id)?;
-        if ends.contains(&End::ProviderFailed) {
-            summary.failure = Some("provider".to_owned());
-        }
-        Ok(summary)
+        Ok(())
     }
 
     /// Renews the run's lease every 5 s while the run goes on (a heartbeat other machines
@@ -400,6 +424,25 @@ impl Runner {
             serde_json::to_string(&*memory).unwrap_or_default()
         };
         self.stored("", self.store.set_memory(&self.run_id, &text));
+    }
+}
+
+/// The status of a run whose steps ended as `ends` (the rules documented on [`RunStatus`]):
+/// completed when every step is done; waiting while any step waits for a person (even if an
+/// independent branch failed: that branch stays failed, the waiting one can still go on);
+/// failed when nothing waits and a step failed.
+fn run_status(ends: &[End]) -> RunStatus {
+    if ends.iter().all(|e| *e == End::Done) {
+        RunStatus::Completed
+    } else if ends.contains(&End::Waiting) {
+        RunStatus::Waiting
+    } else if ends
+        .iter()
+        .any(|e| matches!(e, End::Failed | End::ProviderFailed))
+    {
+        RunStatus::Failed
+    } else {
+        RunStatus::Waiting
     }
 }
 

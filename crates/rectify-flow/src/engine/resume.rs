@@ -6,11 +6,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rectify_core::Diagnostic;
 use rectify_loop::ErrorMemory;
 use serde_json::Value;
 
+use super::dag::End;
 use super::produce::Unit;
 use super::prompt::FAILED_HEADER;
+use super::validate::Judged;
 use super::{RunError, RunOptions, Runner};
 use crate::load::{Problem, load_str};
 use crate::spec::StepKind;
@@ -39,9 +42,11 @@ pub enum Decision {
         feedback: String,
     },
     /// Replace outputs with a person's versions (`PATH=FILE`): an exhausted step's, or at a
-    /// human step those of a step it needs. They are checked like any output: a valid edit
-    /// finishes the step (`EDITED_BY_PERSON`; at a human step the gate passes too), an
-    /// invalid one is put back, shown, and the run keeps waiting.
+    /// human step those of a step it needs. They are checked like any output, then judged
+    /// by the step's validators: an edit that passes both finishes the step
+    /// (`EDITED_BY_PERSON`; at a human step the gate passes too); an invalid edit, or one a
+    /// validator fails, is put back, shown (the problems or findings under `waiting`), and
+    /// the run keeps waiting — no producer runs for a person's edit.
     Edit {
         /// The waiting step (needed when several wait).
         step: Option<String>,
@@ -55,6 +60,11 @@ fn config(message: String) -> RunError {
 }
 
 /// Continues the run `run_id` with `decision`.
+///
+/// The run goes on in `options.workdir` (the CLI's `--workdir`, whose `.rectify/rectify.db`
+/// holds the run): its outputs, and the workflow file when it lies in the working directory,
+/// are found relative to it, so a moved or copied directory resumes where it is now. When it
+/// is not where the run started, the summary says so in a note.
 pub async fn resume(
     store: Arc<Store>,
     run_id: &str,
@@ -64,28 +74,18 @@ pub async fn resume(
     let Some(run) = store.run(run_id)? else {
         return Err(config(format!("no run `{run_id}` in this store")));
     };
-    match run.status {
-        RunStatus::Completed if decision != Decision::Continue => {
-            return Err(config(format!(
-                "the run `{run_id}` is completed and waits for no decision"
-            )));
-        }
-        RunStatus::Completed => {
-            let mut summary = RunSummary::load(&store, run_id)?;
-            summary
-                .notes
-                .push(format!("the run `{run_id}` is completed; nothing was run"));
-            return Ok(summary);
-        }
-        RunStatus::Failed => {
-            return Err(config(format!(
-                "the run `{run_id}` failed; start a new run"
-            )));
-        }
-        RunStatus::Running | RunStatus::Waiting => claim_lease(&store, run_id)?,
+    let workdir = options.workdir.canonicalize().map_err(|e| {
+        RunError::Config(vec![Problem::new(
+            &options.workdir,
+            format!("the working directory cannot be used: {e}"),
+        )])
+    })?;
+    if let Some(summary) = admit(&store, &run, &decision)? {
+        return Ok(summary);
     }
+    let mut notes = moved(&run, &workdir);
     // The decision is applied under the lease; if it cannot be, the run is left as it was.
-    let runner = match prepare(&store, &run, decision, &options) {
+    let runner = match prepare(&store, &run, decision, &options, &workdir).await {
         Ok(Some(runner)) => runner,
         Ok(None) => {
             store.set_run_status(run_id, RunStatus::Waiting)?;
@@ -95,6 +95,7 @@ pub async fn resume(
                 "the edit was not accepted: {problems} problem{} (shown under `waiting`); the outputs were put back",
                 if problems == 1 { "" } else { "s" }
             ));
+            summary.notes.append(&mut notes);
             return Ok(summary);
         }
         Err(e) => {
@@ -102,39 +103,114 @@ pub async fn resume(
             return Err(e);
         }
     };
-    let stale = super::paths::remove_stale_temps(Path::new(&run.workdir));
+    let stale = super::paths::remove_stale_temps(&workdir);
     if stale > 0 {
         tracing::info!(stale, "removed temporary files left by a killed process");
     }
-    let finished: Vec<bool> = runner
+    let prior = prior_ends(&runner, &store.steps(run_id)?);
+    let runner = Arc::new(runner);
+    let mut summary = runner.execute(options.max_parallel, &prior).await?;
+    let file = workflow_file(&run, &workdir);
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(run.workflow_source.as_str()) {
+        summary.notes.push(format!(
+            "the workflow file `{}` changed since the run started; the copy pinned at start was used",
+            file.display()
+        ));
+    }
+    summary.notes.append(&mut notes);
+    Ok(summary)
+}
+
+/// Whether the run can take `decision` (and this process its lease). `Some`: nothing to run
+/// (a completed run continued without a decision).
+fn admit(
+    store: &Store,
+    run: &crate::store::RunRecord,
+    decision: &Decision,
+) -> Result<Option<RunSummary>, RunError> {
+    let run_id = run.id.as_str();
+    match run.status {
+        RunStatus::Completed if *decision != Decision::Continue => Err(config(format!(
+            "the run `{run_id}` is completed and waits for no decision"
+        ))),
+        RunStatus::Completed => {
+            let mut summary = RunSummary::load(store, run_id)?;
+            summary
+                .notes
+                .push(format!("the run `{run_id}` is completed; nothing was run"));
+            Ok(Some(summary))
+        }
+        // A run an earlier rectify recorded failed while a branch waited still holds that
+        // open wait: it stays decidable.
+        RunStatus::Failed if store.waits(run_id)?.is_empty() => Err(config(format!(
+            "the run `{run_id}` failed; start a new run"
+        ))),
+        RunStatus::Failed | RunStatus::Running | RunStatus::Waiting | RunStatus::Interrupted => {
+            claim_lease(store, run_id)?;
+            Ok(None)
+        }
+    }
+}
+
+/// A note when the run goes on in another directory than the one it started in.
+fn moved(run: &crate::store::RunRecord, workdir: &Path) -> Vec<String> {
+    if Path::new(&run.workdir) == workdir {
+        return Vec::new();
+    }
+    vec![format!(
+        "the run started in `{}`; it goes on in `{}`, the working directory of its store (its outputs are read and written there, its agents run there)",
+        run.workdir,
+        workdir.display()
+    )]
+}
+
+/// The run's workflow file: recorded in the working directory it started in, it is taken
+/// from the same place in `workdir`; elsewhere, where it was.
+fn workflow_file(run: &crate::store::RunRecord, workdir: &Path) -> PathBuf {
+    let recorded = Path::new(&run.workflow_path);
+    match recorded.strip_prefix(&run.workdir) {
+        Ok(rel) if recorded.is_absolute() => workdir.join(rel),
+        _ => recorded.to_path_buf(),
+    }
+}
+
+/// How each step ended in earlier processes: done, or failed (it stays failed; what needs
+/// it stays skipped). Steps sent back by the decision start again.
+fn prior_ends(runner: &Runner, stored: &[StepRecord]) -> Vec<Option<End>> {
+    let starts = runner
+        .starts
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    runner
         .wf
         .spec
         .steps
         .iter()
-        .map(|s| runner.finished.contains(&s.id))
-        .collect();
-    let runner = Arc::new(runner);
-    let mut summary = runner.execute(options.max_parallel, &finished).await?;
-    if std::fs::read_to_string(&run.workflow_path).ok().as_deref()
-        != Some(run.workflow_source.as_str())
-    {
-        summary.notes.push(format!(
-            "the workflow file `{}` changed since the run started; the copy pinned at start was used",
-            run.workflow_path
-        ));
-    }
-    Ok(summary)
+        .map(|s| {
+            let failed = stored
+                .iter()
+                .any(|r| r.id == s.id && r.status.0 == StepStatus::Failed);
+            if runner.finished.contains(&s.id) {
+                Some(End::Done)
+            } else if failed && !starts.contains_key(&s.id) {
+                Some(End::Failed)
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// The runner of `run` restored from the store with `decision` applied; `None` when a
 /// person's edit did not pass (it was put back and the run keeps waiting).
-fn prepare(
+async fn prepare(
     store: &Arc<Store>,
     run: &crate::store::RunRecord,
     decision: Decision,
     options: &RunOptions,
+    workdir: &Path,
 ) -> Result<Option<Runner>, RunError> {
-    let wf = load_str(Path::new(&run.workflow_path), run.workflow_source.clone())
+    let wf = load_str(&workflow_file(run, workdir), run.workflow_source.clone())
         .map_err(|e| RunError::Config(e.problems))?;
     let memory: ErrorMemory = run
         .memory
@@ -145,7 +221,7 @@ fn prepare(
         wf,
         Arc::clone(store),
         run.id.clone(),
-        PathBuf::from(&run.workdir),
+        workdir.to_path_buf(),
         options,
         run.inputs.clone(),
         memory,
@@ -154,7 +230,10 @@ fn prepare(
     let waits = store.waits(&run.id)?;
     restore(&mut runner, &steps, &waits, store, &run.id)?;
     if let Decision::Edit { step, edits } = &decision {
-        if edit(&mut runner, &steps, &waits, step.as_deref(), edits)?.is_some() {
+        if edit(&mut runner, &steps, &waits, step.as_deref(), edits)
+            .await?
+            .is_some()
+        {
             return Ok(None);
         }
     } else {
@@ -163,10 +242,6 @@ fn prepare(
     Ok(Some(runner))
 }
 
-/// A lease whose holder sent no heartbeat for this long is taken over, when the holder is on
-/// another machine (on this one, whether its process is alive decides).
-const LEASE_STALE_MS: i64 = 30_000;
-
 /// Makes this process the run's only writer: refused while the holder is alive (its process
 /// exists on this machine, or it sent a heartbeat within 30 s from another); a dead holder's
 /// lease is taken over. The take is a compare-and-swap on the holder seen, so of two
@@ -174,12 +249,8 @@ const LEASE_STALE_MS: i64 = 30_000;
 fn claim_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
     let seen = store.lease(run_id)?;
     if let Some((pid, host, beat)) = &seen {
-        let ours = i64::from(std::process::id());
-        let alive = if *host == hostname() {
-            *pid != ours && Path::new(&format!("/proc/{pid}")).exists()
-        } else {
-            crate::store::now_ms() - beat < LEASE_STALE_MS
-        };
+        let ours = *pid == i64::from(std::process::id()) && *host == hostname();
+        let alive = !ours && crate::store::holder_alive(*pid, host, *beat);
         if alive {
             return Err(config(format!(
                 "the run `{run_id}` is being run by process {pid} on {host}; wait for it or stop it first"
@@ -264,7 +335,7 @@ fn apply(
 }
 
 /// Applies a person's edit; `Some(n)`: the edit has `n` errors and was put back.
-fn edit(
+async fn edit(
     runner: &mut Runner,
     steps: &[StepRecord],
     waits: &[WaitRecord],
@@ -279,6 +350,74 @@ fn edit(
         .find(|s| s.id == unit.key)
         .cloned()
         .unwrap_or_default();
+    let (previous, answer) = write_edits(runner, &unit, &resolved, edits)?;
+    let checked = runner
+        .check_unit(&unit, &resolved, &mut record, answer.as_deref(), Vec::new())
+        .map_err(config)?;
+    let refused = if checked.errors() > 0 {
+        let problems: Vec<Diagnostic> = checked
+            .all_diagnostics()
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect();
+        Some((problems, "does not pass"))
+    } else {
+        judge_edit(runner, &unit, &resolved, &mut record, &checked).await?
+    };
+    if let Some((problems, why)) = refused {
+        put_back(previous);
+        let errors = problems.len();
+        let mut shown = wait.clone();
+        shown.diagnostics = problems;
+        shown.message = Some(format!(
+            "the person's edit of `{}` {why}: {errors} problem(s)",
+            wait.step
+        ));
+        runner.store.put_wait(&runner.run_id, &shown)?;
+        return Ok(Some(errors));
+    }
+    record.verdict = Some("EDITED_BY_PERSON".to_owned());
+    let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
+    runner.accept(&unit, &mut record, &checked, save);
+    if wait.reason == "human" {
+        // The person fixed what the gate shows and let the run go on.
+        let mut gate = steps
+            .iter()
+            .find(|s| s.id == wait.step)
+            .cloned()
+            .unwrap_or_default();
+        gate.status = StepStatusField(StepStatus::Done);
+        gate.verdict = Some("EDITED_BY_PERSON".to_owned());
+        gate.ended_ms = Some(crate::store::now_ms());
+        runner.store.decide(&runner.run_id, &gate, "edited")?;
+        if let Some(g) = runner.wf.step_index(&wait.step) {
+            runner
+                .outputs
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(runner.wf.spec.steps[g].id.clone(), Value::Null);
+        }
+    } else {
+        runner
+            .store
+            .resolve_wait(&runner.run_id, &wait.step, "edited")?;
+    }
+    runner.waiting.remove(&wait.step);
+    runner.finished.insert(wait.step.clone());
+    Ok(None)
+}
+
+/// A file a person's edit replaced and what it held (`None`: it did not exist).
+type Previous = (PathBuf, Option<Vec<u8>>);
+
+/// Writes a person's versions over the unit's outputs (each kept as an `edit` artifact);
+/// returns what each file held before (to put back) and, for an answer, the new answer.
+fn write_edits(
+    runner: &Runner,
+    unit: &Unit,
+    resolved: &super::produce::Resolved,
+    edits: &[(String, PathBuf)],
+) -> Result<(Vec<Previous>, Option<String>), RunError> {
     let mut previous = Vec::new();
     let mut answer = None;
     for (rel, file) in edits {
@@ -310,62 +449,53 @@ fn edit(
         super::paths::write_atomic(&target, &bytes)
             .map_err(|e| config(format!("cannot write `{rel}`: {e}")))?;
     }
-    let checked = runner
-        .check_unit(&unit, &resolved, &mut record, answer.as_deref(), Vec::new())
+    Ok((previous, answer))
+}
+
+/// The step's validators judge a person's edit as they judge a producer's work; a FAIL
+/// refuses it (no producer runs for a person's edit): the findings, and the unit's record as
+/// it was (the FAIL counts no validation re-run).
+async fn judge_edit(
+    runner: &Runner,
+    unit: &Unit,
+    resolved: &super::produce::Resolved,
+    record: &mut StepRecord,
+    checked: &super::step::UnitCheck,
+) -> Result<Option<(Vec<Diagnostic>, &'static str)>, RunError> {
+    let before = record.clone();
+    let judged = runner
+        .validate_unit(unit, resolved, record, checked)
+        .await
         .map_err(config)?;
-    let errors = checked.errors();
-    if errors > 0 {
-        for (target, bytes) in previous {
-            match bytes {
-                Some(b) => {
-                    let _ = super::paths::write_atomic(&target, &b);
-                }
-                None => {
-                    let _ = std::fs::remove_file(&target);
-                }
+    match judged {
+        Judged::Accept => Ok(None),
+        Judged::Revise(_) | Judged::Exhausted(_) => {
+            let findings = std::mem::take(&mut record.diagnostics);
+            *record = StepRecord {
+                verdict: record.verdict.take(),
+                diagnostics: findings.clone(),
+                ..before
+            };
+            runner
+                .store
+                .put_step(&runner.run_id, record, "edit_refused")?;
+            Ok(Some((findings, "is failed by its validators")))
+        }
+    }
+}
+
+/// Puts back the files a refused edit replaced (removes those that did not exist).
+fn put_back(previous: Vec<Previous>) {
+    for (target, bytes) in previous {
+        match bytes {
+            Some(b) => {
+                let _ = super::paths::write_atomic(&target, &b);
+            }
+            None => {
+                let _ = std::fs::remove_file(&target);
             }
         }
-        let mut shown = wait.clone();
-        shown.diagnostics = checked
-            .all_diagnostics()
-            .into_iter()
-            .filter(rectify_core::Diagnostic::is_error)
-            .collect();
-        shown.message = Some(format!(
-            "the person's edit of `{}` does not pass: {errors} problem(s)",
-            wait.step
-        ));
-        runner.store.put_wait(&runner.run_id, &shown)?;
-        return Ok(Some(errors));
     }
-    record.verdict = Some("EDITED_BY_PERSON".to_owned());
-    let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
-    runner.accept(&unit, &mut record, &checked, save);
-    if wait.reason == "human" {
-        // The person fixed what the gate shows and let the run go on.
-        let mut gate = steps
-            .iter()
-            .find(|s| s.id == wait.step)
-            .cloned()
-            .unwrap_or_default();
-        gate.status = StepStatusField(StepStatus::Done);
-        gate.verdict = Some("EDITED_BY_PERSON".to_owned());
-        gate.ended_ms = Some(crate::store::now_ms());
-        runner.store.put_step(&runner.run_id, &gate, "edited")?;
-        if let Some(g) = runner.wf.step_index(&wait.step) {
-            runner
-                .outputs
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(runner.wf.spec.steps[g].id.clone(), Value::Null);
-        }
-    }
-    runner
-        .store
-        .resolve_wait(&runner.run_id, &wait.step, "edited")?;
-    runner.waiting.remove(&wait.step);
-    runner.finished.insert(wait.step.clone());
-    Ok(None)
 }
 
 /// The unit whose outputs a person edits: the exhausted step or `foreach` item itself, or at
@@ -465,12 +595,10 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
                 wait.files.iter().cloned().map(Value::String).collect(),
             ));
         }
+        save_best(runner, wait)?;
     }
     record.ended_ms = Some(crate::store::now_ms());
-    runner.store.put_step(&runner.run_id, &record, "approved")?;
-    runner
-        .store
-        .resolve_wait(&runner.run_id, &wait.step, "approved")?;
+    runner.store.decide(&runner.run_id, &record, "approved")?;
     runner.finished.insert(wait.step.clone());
     if !wait.step.contains('[') {
         let output = record.output.clone().unwrap_or(Value::Null);
@@ -479,6 +607,28 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .insert(wait.step.clone(), output);
+    }
+    Ok(())
+}
+
+/// An approved exhausted answer step: its best candidate is the accepted answer, written to
+/// the step's `save:` file as an accepted answer always is.
+fn save_best(runner: &Runner, wait: &WaitRecord) -> Result<(), RunError> {
+    let Some(best) = &wait.best else {
+        return Ok(());
+    };
+    let unit = match runner.wf.step_index(&wait.step) {
+        Some(step) => Unit {
+            key: wait.step.clone(),
+            step,
+            item: None,
+        },
+        None => runner.item_unit(&wait.step).map_err(config)?,
+    };
+    let resolved = runner.resolve(&unit).map_err(config)?;
+    if let Some((_, Some(save))) = &resolved.answer {
+        super::paths::write_atomic(&save.abs, best.as_bytes())
+            .map_err(|e| config(format!("cannot save the answer to `{}`: {e}", save.rel)))?;
     }
     Ok(())
 }

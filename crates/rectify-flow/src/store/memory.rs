@@ -230,6 +230,22 @@ impl Memory {
         Ok(())
     }
 
+    pub(super) fn decide(
+        &self,
+        run: &str,
+        step: &StepRecord,
+        decision: &str,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let r = state.run_mut(run)?;
+        r.put(step.clone());
+        for w in r.waits.iter_mut().filter(|w| w.record.step == step.id) {
+            w.resolved = true;
+        }
+        r.event(&step.id, decision, Vec::new());
+        Ok(())
+    }
+
     pub(super) fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
         let mut state = self.state();
         if steps.is_empty() {
@@ -385,6 +401,24 @@ impl Memory {
         r.lease_ms = Some(now_ms());
         r.record.status = RunStatus::Running;
         Ok(true)
+    }
+
+    pub(super) fn release(&self, run: &str, status: RunStatus) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(r) = state.runs.get_mut(run) else {
+            return Ok(false);
+        };
+        let mine = r.lease_pid == Some(i64::from(std::process::id()))
+            && r.lease_host.as_deref() == Some(hostname().as_str());
+        if mine {
+            r.lease_pid = None;
+            r.lease_host = None;
+            if r.record.status == RunStatus::Running {
+                r.record.status = status;
+            }
+            r.record.updated_ms = now_ms();
+        }
+        Ok(mine)
     }
 
     pub(super) fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {

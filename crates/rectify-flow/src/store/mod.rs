@@ -152,6 +152,14 @@ impl Store {
         dispatch!(self.put_step(run, step, event))
     }
 
+    /// A person's decision on the open wait of `step.id` (`approved`, `edited`): writes the
+    /// step's whole row, resolves the wait and adds one event named `decision` — one
+    /// transaction, so the step is never done while its wait is still open, and one decision
+    /// is one event.
+    pub fn decide(&self, run: &str, step: &StepRecord, decision: &str) -> Result<(), StoreError> {
+        dispatch!(self.decide(run, step, decision))
+    }
+
     /// Records every step of a new run as pending, in one transaction (so `status` lists the
     /// steps that have not started); fsynced with the run's next durable commit.
     pub fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
@@ -231,6 +239,29 @@ impl Store {
         dispatch!(self.take_lease(run, expected))
     }
 
+    /// Ends this process's hold on the run: clears its lease and, when the run is still
+    /// `running`, sets `status` (`interrupted` when a signal stopped the process). Does
+    /// nothing when another process holds the lease; returns whether it held it.
+    pub fn release(&self, run: &str, status: RunStatus) -> Result<bool, StoreError> {
+        dispatch!(self.release(run, status))
+    }
+
+    /// The run's status as a reader should see it: a `running` run whose lease holder is
+    /// gone (see [`holder_alive`]) is `interrupted` — killed before it could say so.
+    pub fn observed_status(&self, run: &RunRecord) -> Result<RunStatus, StoreError> {
+        if run.status != RunStatus::Running {
+            return Ok(run.status);
+        }
+        let alive = self
+            .lease(&run.id)?
+            .is_some_and(|(pid, host, beat)| holder_alive(pid, &host, beat));
+        Ok(if alive {
+            RunStatus::Running
+        } else {
+            RunStatus::Interrupted
+        })
+    }
+
     /// Renews this process's lease on the run (its heartbeat); false when another process
     /// holds it.
     pub fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
@@ -295,6 +326,21 @@ fn parse_or_default<T: serde::de::DeserializeOwned + Default>(
     match text {
         Some(t) => Ok(serde_json::from_str(t)?),
         None => Ok(T::default()),
+    }
+}
+
+/// A lease holder that sent no heartbeat for this long is taken for gone, when it is on
+/// another machine (on this one, whether its process is alive decides).
+pub const LEASE_STALE_MS: i64 = 30_000;
+
+/// Whether the process holding a lease (`pid` on `host`, last heartbeat at `beat_ms`) may
+/// still be running the run: on this machine, its process exists; on another, it sent a
+/// heartbeat within [`LEASE_STALE_MS`].
+pub fn holder_alive(pid: i64, host: &str, beat_ms: i64) -> bool {
+    if host == hostname() {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        now_ms() - beat_ms < LEASE_STALE_MS
     }
 }
 

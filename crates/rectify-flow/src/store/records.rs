@@ -7,17 +7,34 @@ use serde_json::Value;
 use super::StoreError;
 
 /// The status of a run.
+///
+/// When its steps have run as far as they can (`rectify run`, `rectify resume`), a run is, by
+/// the first rule that applies:
+/// 1. `completed` when every step is done;
+/// 2. `waiting` while any step waits for a person (a human step, an escalation) — even when
+///    an independent branch failed: the failed step stays failed (what needs it is skipped)
+///    and is not run again, while the waiting branch goes on after a decision;
+/// 3. `failed` when nothing waits and a step failed (`on_exhausted: fail`, a provider
+///    failure): nothing can continue it.
+///
+/// While a process runs it, it is `running`; stopped by SIGINT or SIGTERM, `interrupted`.
+/// A `running` run whose process is gone (killed: dead on this machine, or no heartbeat for
+/// 30 s from another) is shown as `interrupted` too (see [`crate::Store::observed_status`]).
+/// `rectify resume` continues a `running`, `interrupted` or `waiting` run exactly where it
+/// stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Steps are being run.
     Running,
-    /// Paused for a person.
+    /// Paused for a person (and maybe a failed independent branch).
     Waiting,
     /// Every step finished.
     Completed,
-    /// A step failed (`on_exhausted: fail`, a provider failure).
+    /// A step failed (`on_exhausted: fail`, a provider failure) and nothing waits.
     Failed,
+    /// The process running it was stopped (SIGINT, SIGTERM) or is gone; nothing runs it.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -28,6 +45,7 @@ impl RunStatus {
             RunStatus::Waiting => "waiting",
             RunStatus::Completed => "completed",
             RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 
@@ -36,6 +54,7 @@ impl RunStatus {
             "waiting" => RunStatus::Waiting,
             "completed" => RunStatus::Completed,
             "failed" => RunStatus::Failed,
+            "interrupted" => RunStatus::Interrupted,
             _ => RunStatus::Running,
         }
     }

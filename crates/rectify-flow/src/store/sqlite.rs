@@ -217,47 +217,47 @@ impl Sqlite {
             _ => Commit::Disk,
         };
         self.write(commit, |tx| {
-        tx.prepare_cached(
-            "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-             ON CONFLICT (run_id, id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-               repairs = excluded.repairs, repair_runs = excluded.repair_runs, revisions = excluded.revisions,
-               validations = excluded.validations, verdict = excluded.verdict, warnings = excluded.warnings,
-               diagnostics = excluded.diagnostics, input_tokens = excluded.input_tokens,
-               output_tokens = excluded.output_tokens, cost = excluded.cost, output = excluded.output,
-               started_ms = excluded.started_ms, ended_ms = excluded.ended_ms",
-        )?
-        .execute(params![
+            upsert_step(tx, run, step)?;
+            // The diagnostics of the moment go with the events that act on them (what an
+            // attempt was sent back for, why a step stopped), not with every event.
+            let detail = if EVENTS_WITH_DIAGNOSTICS.contains(&event) {
+                json_or_null(&step.diagnostics)?
+            } else {
+                None
+            };
+            tx.prepare_cached(INSERT_EVENT)?.execute(params![
                 run,
                 step.id,
-                step.status.as_str(),
-                step.attempts,
-                step.repairs,
-                step.repair_runs,
-                step.revisions,
-                step.validations,
-                step.verdict,
-                json_or_null(&step.warnings)?,
-                json_or_null(&step.diagnostics)?,
-                step.input_tokens,
-                step.output_tokens,
-                step.cost,
-                step.output.as_ref().map(serde_json::to_string).transpose()?,
-                step.started_ms,
-                step.ended_ms,
+                event,
+                now_ms(),
+                detail
             ])?;
-        // The diagnostics of the moment go with the events that act on them (what an attempt
-        // was sent back for, why a step stopped), not with every event.
-        let detail = if EVENTS_WITH_DIAGNOSTICS.contains(&event) {
-            json_or_null(&step.diagnostics)?
-        } else {
-            None
-        };
-        tx.prepare_cached(
-            INSERT_EVENT,
-        )?
-        .execute(params![run, step.id, event, now_ms(), detail])?;
-        Ok(())
+            Ok(())
+        })
+    }
+
+    /// A person's decision on the open wait of `step.id`: writes the step's row, resolves the
+    /// wait and adds one event `decision` — one durable transaction.
+    pub(super) fn decide(
+        &self,
+        run: &str,
+        step: &StepRecord,
+        decision: &str,
+    ) -> Result<(), StoreError> {
+        self.write(Commit::Disk, |tx| {
+            upsert_step(tx, run, step)?;
+            tx.prepare_cached(
+                "UPDATE waits SET resolved_ms = ?3 WHERE run_id = ?1 AND step = ?2 AND resolved_ms IS NULL",
+            )?
+            .execute(params![run, step.id, now_ms()])?;
+            tx.prepare_cached(INSERT_EVENT)?.execute(params![
+                run,
+                step.id,
+                decision,
+                now_ms(),
+                None::<String>
+            ])?;
+            Ok(())
         })
     }
 
@@ -567,6 +567,26 @@ impl Sqlite {
         Ok(changed == 1)
     }
 
+    /// Ends this process's hold on the run: clears its lease and, when the run is still
+    /// `running`, sets `status`. Returns whether this process held it.
+    pub(super) fn release(&self, run: &str, status: RunStatus) -> Result<bool, StoreError> {
+        let conn = self.conn();
+        self.sync(&conn, Commit::Disk)?;
+        let changed = conn.execute(
+            "UPDATE runs SET status = CASE WHEN status = 'running' THEN ?4 ELSE status END,
+               lease_pid = NULL, lease_host = NULL, updated_ms = ?5
+             WHERE id = ?1 AND lease_pid = ?2 AND lease_host = ?3",
+            params![
+                run,
+                i64::from(std::process::id()),
+                hostname(),
+                status.as_str(),
+                now_ms()
+            ],
+        )?;
+        Ok(changed == 1)
+    }
+
     /// Renews this process's lease on the run (its heartbeat); false when another process
     /// holds it.
     pub(super) fn heartbeat(&self, run: &str) -> Result<bool, StoreError> {
@@ -670,6 +690,40 @@ impl Sqlite {
                 "SELECT SUM(LENGTH(step) + LENGTH(path) + LENGTH(kind) + LENGTH(hash) + 16) FROM artifact_links WHERE run_id = ?1",
             )?)
     }
+}
+
+/// Inserts or replaces a step's row (within the caller's transaction).
+fn upsert_step(tx: &Connection, run: &str, step: &StepRecord) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO steps (run_id, id, status, attempts, repairs, repair_runs, revisions, validations, verdict, warnings, diagnostics, input_tokens, output_tokens, cost, output, started_ms, ended_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+         ON CONFLICT (run_id, id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+           repairs = excluded.repairs, repair_runs = excluded.repair_runs, revisions = excluded.revisions,
+           validations = excluded.validations, verdict = excluded.verdict, warnings = excluded.warnings,
+           diagnostics = excluded.diagnostics, input_tokens = excluded.input_tokens,
+           output_tokens = excluded.output_tokens, cost = excluded.cost, output = excluded.output,
+           started_ms = excluded.started_ms, ended_ms = excluded.ended_ms",
+    )?
+    .execute(params![
+        run,
+        step.id,
+        step.status.as_str(),
+        step.attempts,
+        step.repairs,
+        step.repair_runs,
+        step.revisions,
+        step.validations,
+        step.verdict,
+        json_or_null(&step.warnings)?,
+        json_or_null(&step.diagnostics)?,
+        step.input_tokens,
+        step.output_tokens,
+        step.cost,
+        step.output.as_ref().map(serde_json::to_string).transpose()?,
+        step.started_ms,
+        step.ended_ms,
+    ])?;
+    Ok(())
 }
 
 /// Creates `path` with mode 0600 when it does not exist (prompts and answers are kept in it).

@@ -26,9 +26,11 @@ enum Op {
     Artifact(usize, usize, Vec<u8>),
     Wait(usize, usize, bool),
     Resolve(usize, usize),
+    Decide(usize, usize, u32, u8, bool),
     Event(usize, usize),
     TakeLease(usize, bool),
     Heartbeat(usize),
+    Release(usize, u8),
     Prune(bool),
 }
 
@@ -38,7 +40,7 @@ fn op() -> impl Strategy<Value = Op> {
     let bytes = proptest::collection::vec(0u8..4, 0..3);
     prop_oneof![
         3 => (run.clone(), 0i64..3).prop_map(|(r, t)| Op::Create(r, 1_000 + t)),
-        1 => (run.clone(), 0u8..4).prop_map(|(r, s)| Op::Status(r, s)),
+        1 => (run.clone(), 0u8..5).prop_map(|(r, s)| Op::Status(r, s)),
         1 => (run.clone(), "[a-zé]{0,4}").prop_map(|(r, m)| Op::Memory(r, m)),
         4 => (run.clone(), step.clone(), 0u32..4, 0u8..4, 0..EVENTS.len(), any::<bool>())
             .prop_map(|(r, s, a, st, e, d)| Op::Step(r, s, a, st, e, d)),
@@ -49,9 +51,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (run.clone(), step.clone(), bytes).prop_map(|(r, s, b)| Op::Artifact(r, s, b)),
         1 => (run.clone(), step.clone(), any::<bool>()).prop_map(|(r, s, h)| Op::Wait(r, s, h)),
         1 => (run.clone(), step.clone()).prop_map(|(r, s)| Op::Resolve(r, s)),
+        1 => (run.clone(), step.clone(), 0u32..4, 0u8..4, any::<bool>())
+            .prop_map(|(r, s, a, st, h)| Op::Decide(r, s, a, st, h)),
         1 => (run.clone(), step).prop_map(|(r, s)| Op::Event(r, s)),
         1 => (run.clone(), any::<bool>()).prop_map(|(r, e)| Op::TakeLease(r, e)),
-        1 => run.prop_map(Op::Heartbeat),
+        1 => run.clone().prop_map(Op::Heartbeat),
+        1 => (run, 0u8..5).prop_map(|(r, s)| Op::Release(r, s)),
         1 => any::<bool>().prop_map(Op::Prune),
     ]
 }
@@ -62,7 +67,8 @@ fn status(n: u8) -> RunStatus {
         RunStatus::Waiting,
         RunStatus::Completed,
         RunStatus::Failed,
-    ][usize::from(n % 4)]
+        RunStatus::Interrupted,
+    ][usize::from(n % 5)]
 }
 
 fn step_record(id: &str, attempts: u32, status: u8, diagnostics: bool) -> StepRecord {
@@ -173,6 +179,11 @@ fn apply(store: &Store, op: &Op) -> String {
             "{:?}",
             store.resolve_wait(RUNS[*r], STEPS[*s], "approved").is_ok()
         ),
+        Op::Decide(r, s, a, st, human) => {
+            let record = step_record(STEPS[*s], *a, *st, false);
+            let decision = if *human { "approved" } else { "edited" };
+            format!("{:?}", store.decide(RUNS[*r], &record, decision).is_ok())
+        }
         Op::Event(r, s) => format!("{:?}", store.event(RUNS[*r], STEPS[*s], "noted").is_ok()),
         Op::TakeLease(r, expect_holder) => {
             let holder = store.lease(RUNS[*r]).unwrap();
@@ -184,6 +195,7 @@ fn apply(store: &Store, op: &Op) -> String {
             format!("{:?}", store.take_lease(RUNS[*r], expected).ok())
         }
         Op::Heartbeat(r) => format!("{:?}", store.heartbeat(RUNS[*r]).ok()),
+        Op::Release(r, s) => format!("{:?}", store.release(RUNS[*r], status(*s)).ok()),
         Op::Prune(all) => format!("{:?}", store.prune(if *all { i64::MAX } else { 0 }).ok()),
     }
 }

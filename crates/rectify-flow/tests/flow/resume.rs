@@ -296,3 +296,274 @@ esac"#,
         "only t3 (which needs t2) runs; t1 and t2 are not run again"
     );
 }
+
+#[test]
+fn one_approve_records_exactly_one_approved_event() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).unwrap();
+    let approved: Vec<_> = store
+        .events(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "approved")
+        .collect();
+    assert_eq!(approved.len(), 1, "{approved:#?}");
+}
+
+#[test]
+fn an_edit_at_a_human_step_records_one_edited_event_for_the_gate() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    let mine = f.file("mine.txt", "the person's spec\n");
+    resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("spec.txt".into(), mine)],
+        },
+    )
+    .unwrap();
+    let gate: Vec<String> = store
+        .events(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.step == "approve" && e.kind == "edited")
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(gate.len(), 1, "{gate:?}");
+}
+
+/// An answer step with `save:` whose answer never passes its rules (a `## Goal` section).
+fn unsaved_plan(f: &Fixture) {
+    f.file(
+        "plan.rules.yaml",
+        "rules:\n  - id: goal\n    markdown: {section: \"^## Goal\", nonempty: true}\n",
+    );
+    f.script("architect", r#"printf '# Plan\n\nno goal yet\n'"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: plan\n    agent: architect\n    prompt: plan\n    answer: {{format: markdown, rules: plan.rules.yaml, save: out/plan.md}}\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["architect"])
+    ));
+}
+
+#[test]
+fn approving_an_exhausted_answer_writes_its_save_file() {
+    let f = Fixture::new();
+    unsaved_plan(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    assert!(!f.work.join("out/plan.md").exists());
+    let done = resume_with(&f, &store, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("out/plan.md"), "# Plan\n\nno goal yet\n");
+}
+
+#[test]
+fn editing_an_exhausted_answer_writes_the_edit_to_its_save_file() {
+    let f = Fixture::new();
+    unsaved_plan(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    let mine = f.file("mine.md", "# Plan\n\n## Goal\nShip it.\n");
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Edit {
+            step: None,
+            edits: vec![("out/plan.md".into(), mine)],
+        },
+    )
+    .unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.read("out/plan.md"), "# Plan\n\n## Goal\nShip it.\n");
+    assert_eq!(
+        step(&done, "plan").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+}
+
+#[test]
+fn an_edit_of_work_its_validators_failed_is_judged_by_them_before_the_step_is_done() {
+    let f = Fixture::new();
+    f.script("coder", r#"echo "sloppy work" > work.txt"#);
+    f.script(
+        "validator",
+        r#"if grep -q careful work.txt; then echo '**Verdict: PASS**'; else printf -- '- [FAIL] sloppy (work.txt:1)\n**Verdict: FAIL**\n'; fi"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: code\n    agent: coder\n    prompt: implement it\n    outputs: [{{path: work.txt}}]\n    validate: {{validators: [validator], max_validation_attempts: 0}}\n",
+        f.agents_yaml(&["coder", "validator"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    assert_eq!(f.calls("validator"), 1);
+    let edit = |file| Decision::Edit {
+        step: None,
+        edits: vec![("work.txt".to_owned(), file)],
+    };
+    let still_sloppy = f.file("sloppy.txt", "more sloppy work\n");
+    let shown = resume_with(&f, &store, &s.run_id, edit(still_sloppy)).unwrap();
+    assert_eq!(shown.status, RunStatus::Waiting, "{shown:#?}");
+    assert_eq!(f.calls("validator"), 2, "the validator judged the edit");
+    assert!(shown.notes[0].contains("not accepted"), "{:?}", shown.notes);
+    let waiting = shown.waiting.unwrap();
+    assert!(
+        waiting
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("sloppy")),
+        "{waiting:#?}"
+    );
+    assert_eq!(
+        f.read("work.txt"),
+        "sloppy work\n",
+        "the refused edit was put back"
+    );
+    let careful = f.file("careful.txt", "careful work\n");
+    let done = resume_with(&f, &store, &s.run_id, edit(careful)).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(f.calls("validator"), 3);
+    assert_eq!(f.read("work.txt"), "careful work\n");
+    assert_eq!(
+        step(&done, "code").verdict.as_deref(),
+        Some("EDITED_BY_PERSON")
+    );
+    assert_eq!(f.calls("coder"), 1, "no producer ran for the edits");
+}
+
+#[test]
+fn a_failed_branch_leaves_an_independent_waiting_branch_resumable() {
+    let f = Fixture::new();
+    f.file("s.json", r#"{"required": ["goal"]}"#);
+    f.script("writer", r#"echo '{}' > "$RECTIFY_STEP.json""#);
+    f.script("coder", r#"echo done > code.txt"#);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: strict\n    agent: writer\n    prompt: write\n    outputs: [{{path: strict.json, schema: s.json}}]\n    on_invalid: {{revise: 0}}\n    on_exhausted: fail\n  - id: lenient\n    agent: writer\n    prompt: write\n    outputs: [{{path: lenient.json, schema: s.json}}]\n    on_invalid: {{revise: 0}}\n  - id: code\n    needs: [lenient]\n    agent: coder\n    prompt: code\n    outputs: [{{path: code.txt}}]\n",
+        f.agents_yaml(&["writer", "coder"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(
+        s.status,
+        RunStatus::Waiting,
+        "something still waits: {s:#?}"
+    );
+    assert_eq!(step(&s, "strict").status, "failed");
+    assert_eq!(step(&s, "lenient").status, "waiting");
+    assert_eq!(s.waiting.as_ref().unwrap().step, "lenient");
+    let shown = rectify_flow::RunSummary::load(&store, &s.run_id).unwrap();
+    assert_eq!(
+        (
+            step(&shown, "strict").status.as_str(),
+            step(&shown, "lenient").status.as_str()
+        ),
+        ("failed", "waiting")
+    );
+    let done = resume_with(
+        &f,
+        &store,
+        &s.run_id,
+        Decision::Approve {
+            step: Some("lenient".into()),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        done.status,
+        RunStatus::Failed,
+        "nothing waits any more and a step failed: {done:#?}"
+    );
+    assert_eq!(
+        step(&done, "code").status,
+        "done",
+        "the approved branch went on"
+    );
+    assert_eq!(step(&done, "strict").status, "failed");
+    assert_eq!(
+        (f.calls("writer"), f.calls("coder")),
+        (2, 1),
+        "the failed step is not run again"
+    );
+}
+
+/// Copies `from` (a directory tree, the store included) to `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn resume_in(
+    dir: &std::path::Path,
+    run: &str,
+    decision: Decision,
+) -> Result<RunSummary, rectify_flow::RunError> {
+    let store = Arc::new(Store::open_existing(dir).unwrap().expect("a store"));
+    let options = rectify_flow::RunOptions::new(dir);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(resume(store, run, decision, options))
+}
+
+#[test]
+fn a_copy_of_the_working_directory_resumes_in_the_copy() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    drop(store);
+    let copy = f.root.join("copy");
+    copy_tree(&f.work, &copy);
+    let done = resume_in(&copy, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(
+        std::fs::read_to_string(copy.join("code.txt")).unwrap(),
+        "done\n"
+    );
+    assert!(
+        !f.work.join("code.txt").exists(),
+        "nothing is written in the original directory"
+    );
+    let copy_dir = copy.canonicalize().unwrap();
+    assert!(
+        done.notes
+            .iter()
+            .any(|n| n.contains(&copy_dir.display().to_string())),
+        "the resume says which directory it uses: {:?}",
+        done.notes
+    );
+}
+
+#[test]
+fn a_moved_working_directory_resumes_where_it_is() {
+    let f = Fixture::new();
+    gated(&f);
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting);
+    drop(store);
+    let moved = f.root.join("moved");
+    std::fs::rename(&f.work, &moved).unwrap();
+    let done = resume_in(&moved, &s.run_id, Decision::Approve { step: None }).unwrap();
+    assert_eq!(done.status, RunStatus::Completed, "{done:#?}");
+    assert_eq!(
+        std::fs::read_to_string(moved.join("code.txt")).unwrap(),
+        "done\n"
+    );
+    assert!(!f.work.exists());
+}
