@@ -22,6 +22,8 @@ pub struct CheckSpec {
     pub rules: Option<std::path::PathBuf>,
     /// Named documents for the rules, as paths inside the working directory.
     pub refs: BTreeMap<String, std::path::PathBuf>,
+    /// The working directory: paths in messages are shown relative to it.
+    pub workdir: Option<std::path::PathBuf>,
 }
 
 /// What checking one text found.
@@ -121,7 +123,7 @@ pub fn prepare(
         let mut refs = References::new();
         for (name, doc_path) in rules.documents() {
             if !spec.refs.contains_key(name) {
-                match read_reference(doc_path, &limits) {
+                match read_reference(doc_path, spec.workdir.as_deref(), &limits) {
                     Ok(doc) => {
                         refs.insert(name.clone(), doc);
                     }
@@ -130,7 +132,7 @@ pub fn prepare(
             }
         }
         for (name, doc_path) in &spec.refs {
-            match read_reference(doc_path, &limits) {
+            match read_reference(doc_path, spec.workdir.as_deref(), &limits) {
                 Ok(doc) => {
                     refs.insert(name.clone(), doc);
                 }
@@ -157,20 +159,49 @@ pub fn prepare(
 }
 
 #[allow(clippy::result_large_err)] // built once per reference, not on a hot path
-fn read_reference(path: &Path, limits: &Limits) -> Result<rectify_core::Document, Diagnostic> {
+fn read_reference(
+    path: &Path,
+    workdir: Option<&Path>,
+    limits: &Limits,
+) -> Result<rectify_core::Document, Diagnostic> {
+    let shown = workdir.map_or_else(|| path.to_path_buf(), |w| relative(path, w));
     let missing = |why: String| {
         Diagnostic::error(
             "flow.reference",
             Location::root(),
-            format!("the reference document `{}` {why}", path.display()),
+            format!("the reference document `{}` {why}", shown.display()),
         )
         .source("rules")
     };
     let parsed = rectify_parse::read_file(path, None, limits)
-        .map_err(|e| missing(format!("cannot be read: {e}")))?;
+        .map_err(|e| missing(format!("cannot be read: {}", unreadable(&e))))?;
     match parsed.document {
         Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
         _ => Err(missing("is not valid (fix it first)".to_owned())),
+    }
+}
+
+/// `path` relative to `base` (with `..` when it is outside), for messages.
+fn relative(path: &Path, base: &Path) -> std::path::PathBuf {
+    let (mut p, mut b) = (path.components().peekable(), base.components().peekable());
+    if p.peek() != b.peek() {
+        return path.to_path_buf();
+    }
+    while p.peek().is_some() && p.peek() == b.peek() {
+        p.next();
+        b.next();
+    }
+    b.map(|_| std::path::Component::ParentDir)
+        .chain(p)
+        .collect()
+}
+
+/// Why a file could not be read, without its path (the message names it already).
+fn unreadable(e: &rectify_parse::ReadError) -> String {
+    match e {
+        rectify_parse::ReadError::Io { source, .. } => source.to_string(),
+        rectify_parse::ReadError::Directory { .. } => "it is a directory, not a file".to_owned(),
+        other => other.to_string(),
     }
 }
 
@@ -333,5 +364,22 @@ mod tests {
         };
         let (_, problems) = prepare(&spec, "x.yaml", &SchemaCache::default()).unwrap();
         assert_eq!(problems[0].code, "flow.reference");
+    }
+
+    #[test]
+    fn reference_paths_are_shown_relative_to_the_working_directory() {
+        let work = Path::new("/srv/project");
+        assert_eq!(
+            relative(Path::new("/srv/project/specs/plan.yaml"), work),
+            Path::new("specs/plan.yaml")
+        );
+        assert_eq!(
+            relative(Path::new("/srv/flows/plan.json"), work),
+            Path::new("../flows/plan.json")
+        );
+        assert_eq!(
+            relative(Path::new("plan.json"), work),
+            Path::new("plan.json")
+        );
     }
 }

@@ -245,3 +245,37 @@ esac"#,
     assert!(third.contains("missing required field \"goal\""), "{third}");
     assert!(!third.contains("PREVIOUS VALIDATION FAILED"), "{third}");
 }
+
+#[test]
+fn a_missing_reference_document_is_named_relative_to_the_working_directory() {
+    let f = Fixture::new();
+    f.file("rules.yaml", "rules:\n  - id: phase\n    each: \"$.tasks[*].phaseId\"\n    in: \"plan:$.phases[*].id\"\n");
+    f.script(
+        "writer",
+        "printf 'tasks:\\n  - id: t1\\n    phaseId: p1\\n' > tasks.yaml",
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: plan\n    agent: writer\n    prompt: plan it\n    outputs:\n      - {{path: tasks.yaml, rules: rules.yaml, refs: {{plan: specs/plan.yaml}}}}\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    let w = s.waiting.unwrap();
+    let d = w
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "flow.reference")
+        .unwrap_or_else(|| panic!("{:?}", w.diagnostics));
+    assert!(
+        d.message
+            .starts_with("the reference document `specs/plan.yaml` cannot be read"),
+        "{}",
+        d.message
+    );
+    let root = f.root.display().to_string();
+    assert!(
+        !d.message.contains(&root),
+        "no absolute path: {}",
+        d.message
+    );
+}
