@@ -73,6 +73,8 @@ mod strict;
 mod text;
 mod unfenced;
 mod yaml;
+mod yaml_edit;
+mod yaml_write;
 
 pub use options::RepairOptions;
 pub use repaired::{Repaired, RepairedText, Repairs};

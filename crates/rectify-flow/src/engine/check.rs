@@ -266,12 +266,16 @@ impl Prepared {
             options = options.with_schema(schema.value.clone());
         }
         let repaired = rectify_repair::repair(text, &options);
-        let value = repaired.value?;
         if repaired.repairs.is_empty() {
             return None;
         }
-        let new_text = serde_json::to_string_pretty(&value).ok()? + "\n";
-        let parsed = rectify_parse::read(new_text.clone(), Format::Json, &Limits::default());
+        // Written back in the output's own format, so the file stays YAML (a minimal edit
+        // where possible) and locations point into what was written.
+        let new_text = match self.format {
+            Format::Yaml => repaired.to_yaml()?,
+            _ => repaired.to_json_pretty()? + "\n",
+        };
+        let parsed = rectify_parse::read(new_text.clone(), self.format, &Limits::default());
         let doc = parsed.document?;
         let mut diagnostics: Vec<Diagnostic> = repaired
             .diagnostics

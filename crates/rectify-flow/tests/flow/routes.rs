@@ -279,3 +279,57 @@ fn a_missing_reference_document_is_named_relative_to_the_working_directory() {
         d.message
     );
 }
+
+const COUNTED: &str = r#"{"type": "object", "required": ["title", "count"],
+  "properties": {"title": {"type": "string"}, "count": {"type": "integer"}}}"#;
+
+fn yaml_workflow(f: &Fixture, agents: &[&str], on_invalid: &str) {
+    f.file("spec.schema.json", COUNTED);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: spec\n    agent: writer\n    prompt: \"Write the spec\"\n    outputs:\n      - {{path: spec.yaml, schema: spec.schema.json}}\n{on_invalid}",
+        f.agents_yaml(agents)
+    ));
+}
+
+#[test]
+fn a_yaml_output_repaired_deterministically_stays_yaml_with_only_the_fixes_changed() {
+    let f = Fixture::new();
+    f.script(
+        "writer",
+        "printf '# the spec\\ntitle: Fix: the login\\ncount: \"3\"\\n' > spec.yaml",
+    );
+    yaml_workflow(&f, &["writer"], "    on_invalid: {revise: 0}\n");
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "spec").repairs, 2);
+    assert_eq!(
+        f.read("spec.yaml"),
+        "# the spec\ntitle: \"Fix: the login\"\ncount: 3\n"
+    );
+}
+
+#[test]
+fn the_repair_agent_is_shown_the_repaired_yaml_and_locations_in_it() {
+    let f = Fixture::new();
+    f.script(
+        "writer",
+        "printf 'title: Fix: the login\\nnotes:\\n\\t- one\\ncount: many\\n' > spec.yaml",
+    );
+    f.script(
+        "fixer",
+        "printf 'title: \"Fix: the login\"\\nnotes:\\n  - one\\ncount: 3\\n' > spec.yaml",
+    );
+    yaml_workflow(
+        &f,
+        &["writer", "fixer"],
+        "    on_invalid: {repair: fixer}\n",
+    );
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let prompt = f.prompt("fixer", 1);
+    assert!(
+        prompt.contains("```\ntitle: \"Fix: the login\"\nnotes:\n  - one\ncount: many\n```"),
+        "the YAML as repaired: {prompt}"
+    );
+    assert!(prompt.contains("- spec.yaml:4:8: count:"), "{prompt}");
+}
