@@ -214,6 +214,26 @@ impl Prepared {
     /// Reads `text`, repairs it when reading or checking fails (keeping the repair only when
     /// it leaves fewer errors), and checks it. Valid input is returned unchanged.
     pub fn check_text(&self, text: &str) -> Checked {
+        self.unfenced(text)
+            .unwrap_or_else(|| self.check_as_written(text))
+    }
+
+    /// A Markdown document wrapped whole in a ```` ```markdown ```` fence (with a line of
+    /// prose around it) checked as the fence's content, the unwrapping recorded as repairs and
+    /// the content as the repaired text.
+    fn unfenced(&self, text: &str) -> Option<Checked> {
+        if self.format != Format::Markdown {
+            return None;
+        }
+        let found = rectify_repair::unwrap_markdown(text)?;
+        let document = found.document(text);
+        let mut checked = self.check_as_written(document);
+        checked.repairs.splice(0..0, found.repairs);
+        checked.repaired_text = Some(document.to_owned());
+        Some(checked)
+    }
+
+    fn check_as_written(&self, text: &str) -> Checked {
         let parsed = rectify_parse::read(text.to_owned(), self.format, &Limits::default());
         let read_errors = parsed.diagnostics.iter().any(Diagnostic::is_error);
         let strict = match (&parsed.document, read_errors) {
