@@ -62,6 +62,7 @@ mod engine;
 mod extract;
 mod locate;
 mod log;
+mod markdown_fence;
 mod number;
 mod options;
 mod parser;
@@ -73,7 +74,10 @@ mod strict;
 mod text;
 mod unfenced;
 mod yaml;
+mod yaml_edit;
+mod yaml_write;
 
+pub use markdown_fence::{UnwrappedMarkdown, unwrap_markdown};
 pub use options::RepairOptions;
 pub use repaired::{Repaired, RepairedText, Repairs};
 pub use rules::RepairRule;

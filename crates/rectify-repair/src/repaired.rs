@@ -27,6 +27,9 @@ pub struct Repaired {
     pub format: Option<Format>,
     /// Length of the text the value came from: the output buffer is sized from it.
     pub(crate) source_len: usize,
+    /// The YAML the value was read from (the payload after the line repairs), which
+    /// [`Repaired::to_yaml`] edits in place.
+    pub(crate) yaml_source: Option<String>,
 }
 
 impl Repaired {
@@ -52,6 +55,34 @@ impl Repaired {
         let mut out = Vec::with_capacity(self.source_len + self.source_len / 8 + 16);
         serde_json::to_writer(&mut out, value).ok()?;
         String::from_utf8(out).ok()
+    }
+
+    /// The repaired value as YAML text ending with a line break, so that a repaired YAML
+    /// document is written back as YAML; `None` when no value was recovered.
+    ///
+    /// When the payload was read as YAML, the text is that payload as written (without its
+    /// fence or the prose around it) with only what the repairs changed: the lines the line
+    /// repairs fixed, and the scalars coerced to the schema rewritten in place, so lines keep
+    /// their numbers and comments stay. When that is not possible (the payload was JSON, or
+    /// the repair changed the value's shape) the value is written in block style. Either way
+    /// the text reads back to the value.
+    ///
+    /// ```
+    /// use rectify_core::Format;
+    /// use rectify_repair::{repair, RepairOptions};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
+    /// let options = RepairOptions::default().with_format(Some(Format::Yaml)).with_schema(schema);
+    /// let out = repair("# plan\ntitle: Step 1: setup\ncount: \"3\"\n", &options);
+    /// assert_eq!(
+    ///     out.to_yaml().unwrap(),
+    ///     "# plan\ntitle: \"Step 1: setup\"\ncount: 3\n"
+    /// );
+    /// ```
+    pub fn to_yaml(&self) -> Option<String> {
+        let value = self.value.as_ref()?;
+        Some(crate::yaml_edit::write(self.yaml_source.as_deref(), value))
     }
 
     /// The repaired value as JSON text indented by two spaces, numbers kept exactly.

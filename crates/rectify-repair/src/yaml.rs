@@ -57,6 +57,7 @@ pub(crate) fn strict(
         repairs: fence(&doc, text, start, end).into_iter().collect(),
         diagnostics: parsed.diagnostics,
         format: Some(Format::Yaml),
+        yaml_source: Some(body.to_owned()),
         ..Repaired::default()
     })
 }
@@ -103,12 +104,13 @@ pub(crate) fn run(text: &str, (start, end): (usize, usize), options: &RepairOpti
         }
         at += line.len();
     }
-    let parsed = read(fixed, Format::Yaml, &limits(options));
+    let parsed = read(fixed.clone(), Format::Yaml, &limits(options));
     Repaired {
         value: parsed.document.map(|d| d.value),
         repairs,
         diagnostics: parsed.diagnostics,
         format: Some(Format::Yaml),
+        yaml_source: Some(fixed),
         ..Repaired::default()
     }
 }

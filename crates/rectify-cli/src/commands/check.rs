@@ -1,9 +1,12 @@
 //! `rectify check`: validate a document against schemas and rules without changing it.
 
+use std::io::Write as _;
+
 use anyhow::Result;
 use rectify_check::{Checker, SchemaSet};
-use rectify_core::{Diagnostic, Document};
-use rectify_parse::Limits;
+use rectify_core::{Diagnostic, Document, Format, Repair, SpanMap};
+use rectify_parse::{Limits, Parsed};
+use rectify_repair::UnwrappedMarkdown;
 
 use crate::args::{CheckArgs, Output};
 use crate::exit::ExitStatus;
@@ -17,18 +20,56 @@ pub fn run(args: &CheckArgs) -> Result<ExitStatus> {
     let checker = build_checker(args, &limits)?;
     let source = input::read_source(&args.file, &limits)?;
     let format = input::format_of(&source, args.format);
-    let parsed = rectify_parse::read_bytes(source.bytes, format, &limits);
+    let (parsed, unfenced) = read(source.bytes, format, &limits);
     let mut diagnostics = parsed.diagnostics;
     if let Some(doc) = &parsed.document {
         diagnostics.extend(checker.check(doc));
     }
     let valid = parsed.document.is_some() && !diagnostics.iter().any(Diagnostic::is_error);
-    emit(args, &diagnostics, valid, parsed.document.as_ref())?;
+    let (repairs, shown) = match unfenced {
+        Some((found, original)) => {
+            relocate(&mut diagnostics, &found);
+            (found.repairs, Some(original))
+        }
+        None => (Vec::new(), parsed.document),
+    };
+    emit(args, &diagnostics, &repairs, valid, shown.as_ref())?;
     Ok(if valid {
         ExitStatus::Success
     } else {
         ExitStatus::Invalid
     })
+}
+
+/// Reads the document. A Markdown document wrapped whole in a ```` ```markdown ```` fence
+/// (with a line of prose around it) is read as the fence's content; the unwrapping and the
+/// whole text (which the diagnostics are moved back into) come with it.
+fn read(
+    bytes: Vec<u8>,
+    format: Format,
+    limits: &Limits,
+) -> (Parsed, Option<(UnwrappedMarkdown, Document)>) {
+    if format == Format::Markdown
+        && let Ok(text) = std::str::from_utf8(&bytes)
+        && let Some(found) = rectify_repair::unwrap_markdown(text)
+    {
+        let parsed = rectify_parse::read(found.document(text).to_owned(), format, limits);
+        let original = Document::new(
+            format,
+            text.to_owned(),
+            serde_json::Value::Null,
+            SpanMap::default(),
+        );
+        return (parsed, Some((found, original)));
+    }
+    (rectify_parse::read_bytes(bytes, format, limits), None)
+}
+
+/// Moves the diagnostics' spans from the unwrapped document into the whole text.
+fn relocate(diagnostics: &mut [Diagnostic], found: &UnwrappedMarkdown) {
+    for d in diagnostics {
+        d.location.span = d.location.span.map(|s| found.relocate(s));
+    }
 }
 
 /// Compiles the schemas, reads the rules and their reference documents: everything that can
@@ -48,17 +89,23 @@ fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
 fn emit(
     args: &CheckArgs,
     diagnostics: &[Diagnostic],
+    repairs: &[Repair],
     valid: bool,
     doc: Option<&Document>,
 ) -> Result<()> {
     match args.output {
-        Output::Json => print(&CheckOutput::new(valid, diagnostics, &[]))?,
+        Output::Json => print(&CheckOutput::new(valid, diagnostics, repairs))?,
         Output::Human => {
             let name = if args.file == "-" {
                 "<stdin>"
             } else {
                 &args.file
             };
+            let mut err = std::io::stderr().lock();
+            for r in repairs {
+                writeln!(err, "{}", super::repair::describe_repair(r))?;
+            }
+            drop(err);
             HumanPrinter::stderr().print(diagnostics, name, doc)?;
         }
     }

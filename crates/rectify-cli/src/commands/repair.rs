@@ -85,7 +85,7 @@ fn print_human(args: &RepairArgs, repaired: &RepairedText, doc: &Document) -> Re
 }
 
 /// `repaired[json.trailing_comma] 3:14 `,]` → `]``, with `(unsafe)` for unsafe repairs.
-fn describe_repair(r: &Repair) -> String {
+pub(crate) fn describe_repair(r: &Repair) -> String {
     let at = r
         .location
         .span

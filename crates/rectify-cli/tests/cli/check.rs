@@ -155,3 +155,82 @@ fn json_syntax_error_points_at_line_and_column() {
     assert_eq!(triples(&r), vec![t("parse.syntax", "$", 3)]);
     assert_eq!(json(&r)["diagnostics"][0]["column"], 7);
 }
+
+fn fenced(before: &str, body: &str, after: &str) -> String {
+    format!("{before}```markdown\n{body}```\n{after}")
+}
+
+fn check_markdown(text: String) -> crate::support::Run {
+    run_stdin(
+        &[
+            "check",
+            "-",
+            "--format",
+            "markdown",
+            "--rules",
+            "examples/implementation-plan/plan.rules.yaml",
+            "--output",
+            "json",
+        ],
+        text,
+    )
+}
+
+#[test]
+fn a_markdown_document_in_one_markdown_fence_is_checked_as_its_content() {
+    let plan = std::fs::read_to_string(
+        crate::support::root().join("examples/implementation-plan/plan.valid.md"),
+    )
+    .unwrap();
+    let r = check_markdown(fenced("", &plan, ""));
+    assert_eq!(r.code, 0, "a fence alone: {}", r.stdout);
+    assert_eq!(json(&r)["repairs"][0]["code"], "extract.code_fence");
+    let r = check_markdown(fenced("Here is the plan:\n\n", &plan, "\nLet me know.\n"));
+    assert_eq!(r.code, 0, "with prose around it: {}", r.stdout);
+    let repairs = json(&r)["repairs"].clone();
+    let got: Vec<(&str, i64)> = repairs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["code"].as_str().unwrap(),
+                r["location"]["span"]["line"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("extract.code_fence", 4),
+            ("extract.prose", 1),
+            (
+                "extract.prose",
+                3 + i64::try_from(plan.lines().count()).unwrap() + 3
+            )
+        ]
+    );
+}
+
+#[test]
+fn problems_in_a_fenced_markdown_document_point_at_the_lines_of_the_input() {
+    let broken = "# Implementation plan\n\n## Goal\n\n## Tasks\n";
+    let r = check_markdown(fenced("Here is the plan:\n", broken, ""));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let section = json(&r)["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "rule.markdown_section")
+        .cloned()
+        .unwrap();
+    assert_eq!(section["line"], 5, "the `## Goal` line of the input");
+}
+
+#[test]
+fn a_markdown_document_that_only_contains_a_fence_is_read_as_it_is() {
+    let text = "# Plan\n\n```markdown\n## Goal\n\nShip it.\n\n### Task 1: a\n```\n";
+    let r = check_markdown(text.to_owned());
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(json(&r)["repairs"], serde_json::json!([]));
+}

@@ -22,6 +22,8 @@ pub struct CheckSpec {
     pub rules: Option<std::path::PathBuf>,
     /// Named documents for the rules, as paths inside the working directory.
     pub refs: BTreeMap<String, std::path::PathBuf>,
+    /// The working directory: paths in messages are shown relative to it.
+    pub workdir: Option<std::path::PathBuf>,
 }
 
 /// What checking one text found.
@@ -121,7 +123,7 @@ pub fn prepare(
         let mut refs = References::new();
         for (name, doc_path) in rules.documents() {
             if !spec.refs.contains_key(name) {
-                match read_reference(doc_path, &limits) {
+                match read_reference(doc_path, spec.workdir.as_deref(), &limits) {
                     Ok(doc) => {
                         refs.insert(name.clone(), doc);
                     }
@@ -130,7 +132,7 @@ pub fn prepare(
             }
         }
         for (name, doc_path) in &spec.refs {
-            match read_reference(doc_path, &limits) {
+            match read_reference(doc_path, spec.workdir.as_deref(), &limits) {
                 Ok(doc) => {
                     refs.insert(name.clone(), doc);
                 }
@@ -157,20 +159,49 @@ pub fn prepare(
 }
 
 #[allow(clippy::result_large_err)] // built once per reference, not on a hot path
-fn read_reference(path: &Path, limits: &Limits) -> Result<rectify_core::Document, Diagnostic> {
+fn read_reference(
+    path: &Path,
+    workdir: Option<&Path>,
+    limits: &Limits,
+) -> Result<rectify_core::Document, Diagnostic> {
+    let shown = workdir.map_or_else(|| path.to_path_buf(), |w| relative(path, w));
     let missing = |why: String| {
         Diagnostic::error(
             "flow.reference",
             Location::root(),
-            format!("the reference document `{}` {why}", path.display()),
+            format!("the reference document `{}` {why}", shown.display()),
         )
         .source("rules")
     };
     let parsed = rectify_parse::read_file(path, None, limits)
-        .map_err(|e| missing(format!("cannot be read: {e}")))?;
+        .map_err(|e| missing(format!("cannot be read: {}", unreadable(&e))))?;
     match parsed.document {
         Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
         _ => Err(missing("is not valid (fix it first)".to_owned())),
+    }
+}
+
+/// `path` relative to `base` (with `..` when it is outside), for messages.
+fn relative(path: &Path, base: &Path) -> std::path::PathBuf {
+    let (mut p, mut b) = (path.components().peekable(), base.components().peekable());
+    if p.peek() != b.peek() {
+        return path.to_path_buf();
+    }
+    while p.peek().is_some() && p.peek() == b.peek() {
+        p.next();
+        b.next();
+    }
+    b.map(|_| std::path::Component::ParentDir)
+        .chain(p)
+        .collect()
+}
+
+/// Why a file could not be read, without its path (the message names it already).
+fn unreadable(e: &rectify_parse::ReadError) -> String {
+    match e {
+        rectify_parse::ReadError::Io { source, .. } => source.to_string(),
+        rectify_parse::ReadError::Directory { .. } => "it is a directory, not a file".to_owned(),
+        other => other.to_string(),
     }
 }
 
@@ -183,6 +214,26 @@ impl Prepared {
     /// Reads `text`, repairs it when reading or checking fails (keeping the repair only when
     /// it leaves fewer errors), and checks it. Valid input is returned unchanged.
     pub fn check_text(&self, text: &str) -> Checked {
+        self.unfenced(text)
+            .unwrap_or_else(|| self.check_as_written(text))
+    }
+
+    /// A Markdown document wrapped whole in a ```` ```markdown ```` fence (with a line of
+    /// prose around it) checked as the fence's content, the unwrapping recorded as repairs and
+    /// the content as the repaired text.
+    fn unfenced(&self, text: &str) -> Option<Checked> {
+        if self.format != Format::Markdown {
+            return None;
+        }
+        let found = rectify_repair::unwrap_markdown(text)?;
+        let document = found.document(text);
+        let mut checked = self.check_as_written(document);
+        checked.repairs.splice(0..0, found.repairs);
+        checked.repaired_text = Some(document.to_owned());
+        Some(checked)
+    }
+
+    fn check_as_written(&self, text: &str) -> Checked {
         let parsed = rectify_parse::read(text.to_owned(), self.format, &Limits::default());
         let read_errors = parsed.diagnostics.iter().any(Diagnostic::is_error);
         let strict = match (&parsed.document, read_errors) {
@@ -235,12 +286,16 @@ impl Prepared {
             options = options.with_schema(schema.value.clone());
         }
         let repaired = rectify_repair::repair(text, &options);
-        let value = repaired.value?;
         if repaired.repairs.is_empty() {
             return None;
         }
-        let new_text = serde_json::to_string_pretty(&value).ok()? + "\n";
-        let parsed = rectify_parse::read(new_text.clone(), Format::Json, &Limits::default());
+        // Written back in the output's own format, so the file stays YAML (a minimal edit
+        // where possible) and locations point into what was written.
+        let new_text = match self.format {
+            Format::Yaml => repaired.to_yaml()?,
+            _ => repaired.to_json_pretty()? + "\n",
+        };
+        let parsed = rectify_parse::read(new_text.clone(), self.format, &Limits::default());
         let doc = parsed.document?;
         let mut diagnostics: Vec<Diagnostic> = repaired
             .diagnostics
@@ -333,5 +388,22 @@ mod tests {
         };
         let (_, problems) = prepare(&spec, "x.yaml", &SchemaCache::default()).unwrap();
         assert_eq!(problems[0].code, "flow.reference");
+    }
+
+    #[test]
+    fn reference_paths_are_shown_relative_to_the_working_directory() {
+        let work = Path::new("/srv/project");
+        assert_eq!(
+            relative(Path::new("/srv/project/specs/plan.yaml"), work),
+            Path::new("specs/plan.yaml")
+        );
+        assert_eq!(
+            relative(Path::new("/srv/flows/plan.json"), work),
+            Path::new("../flows/plan.json")
+        );
+        assert_eq!(
+            relative(Path::new("plan.json"), work),
+            Path::new("plan.json")
+        );
     }
 }

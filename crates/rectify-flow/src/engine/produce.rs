@@ -140,6 +140,7 @@ impl Runner {
             schema: schema.map(|s| self.wf.resolve(s)),
             rules: rules.map(|r| self.wf.resolve(r)),
             refs: rendered,
+            workdir: Some(self.workdir.clone()),
         })
     }
 

@@ -119,22 +119,22 @@ pub fn findings_block(validator: &str, findings: &[Finding]) -> String {
         .filter(|f| f.level != FindingLevel::Pass)
         .collect();
     for f in failing {
-        let _ = write!(out, "\n- [{}] {}", level(f.level), f.text);
-        if let Some(file) = &f.file {
-            match f.line {
-                Some(line) => {
-                    let _ = write!(out, " ({file}:{line})");
-                }
-                None => {
-                    let _ = write!(out, " ({file})");
-                }
-            }
-        }
+        let _ = write!(out, "\n- [{}] {}", level(f.level), located(f));
     }
     out
 }
 
-fn level(level: FindingLevel) -> &'static str {
+/// A finding's text with its `(file:line)` (or `(file)`) when it names one.
+pub(crate) fn located(f: &Finding) -> String {
+    match (&f.file, f.line) {
+        (Some(file), Some(line)) => format!("{} ({file}:{line})", f.text),
+        (Some(file), None) => format!("{} ({file})", f.text),
+        (None, _) => f.text.clone(),
+    }
+}
+
+/// `PASS`, `WARN` or `FAIL`.
+pub(crate) fn level(level: FindingLevel) -> &'static str {
     match level {
         FindingLevel::Pass => "PASS",
         FindingLevel::Warn => "WARN",

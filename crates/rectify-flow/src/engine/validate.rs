@@ -12,7 +12,7 @@ use super::Runner;
 use super::call::Called;
 use super::check::Checked;
 use super::produce::{Resolved, Unit};
-use super::prompt::{findings_block, validator_prompt};
+use super::prompt::{findings_block, level, located, validator_prompt};
 use super::step::UnitCheck;
 use crate::spec::{ValidateSpec, ValidatorSpec};
 use crate::store::StepRecord;
@@ -54,6 +54,8 @@ impl Runner {
         let _turn = self.validators.lock().await;
         let work = describe_work(checked);
         let mut warnings = Vec::new();
+        // The unit's verdict is the worst of its validators' (FAIL > WARN > PASS).
+        let mut worst = FindingLevel::Pass;
         for validator in &spec.validators {
             self.report(&unit.key, "validate", validator.name());
             let verdict = match validator {
@@ -67,14 +69,14 @@ impl Runner {
                 }
             };
             match verdict {
-                Verdict::Pass => record.verdict = Some("PASS".to_owned()),
+                Verdict::Pass => {}
                 Verdict::Warn { findings } => {
-                    record.verdict = Some("WARN".to_owned());
+                    worst = FindingLevel::Warn;
                     warnings.extend(
                         findings
                             .iter()
                             .filter(|f| f.level != FindingLevel::Pass)
-                            .map(|f| format!("{}: {}", validator.name(), f.text)),
+                            .map(|f| format!("{}: {}", validator.name(), located(f))),
                     );
                 }
                 // FAIL, or a verdict this version does not know (counted as FAIL, as a
@@ -99,6 +101,7 @@ impl Runner {
                 }
             }
         }
+        record.verdict = Some(level(worst).to_owned());
         record.warnings.extend(warnings);
         self.persist(record, "validated");
         Ok(Judged::Accept)
@@ -287,15 +290,7 @@ fn findings_as_diagnostics(validator: &str, findings: &[Finding]) -> Vec<Diagnos
         .iter()
         .filter(|f| f.level == FindingLevel::Fail)
         .map(|f| {
-            let mut message = f.text.clone();
-            if let Some(file) = &f.file {
-                let _ = write!(
-                    message,
-                    " ({file}{})",
-                    f.line.map(|l| format!(":{l}")).unwrap_or_default()
-                );
-            }
-            Diagnostic::error("verdict.fail", Location::root(), message)
+            Diagnostic::error("verdict.fail", Location::root(), located(f))
                 .source(format!("validator:{validator}"))
         })
         .collect()

@@ -68,3 +68,32 @@ fi"#,
     );
     assert!(f.read("plan.md").contains("### Task 2: b"));
 }
+
+#[test]
+fn a_markdown_answer_in_a_markdown_fence_after_a_line_of_prose_is_unwrapped_before_its_checks() {
+    let f = Fixture::new();
+    f.file(
+        "plan.rules.yaml",
+        "rules:\n  - id: tasks\n    markdown: {heading: \"^### Task \\\\d+:\", min_count: 2}\n  - id: goal\n    markdown: {section: \"^## Goal\", nonempty: true}\n",
+    );
+    f.script(
+        "architect",
+        r#"printf 'Here is the plan:\n\n```markdown\n# Plan\n\n## Goal\nShip it.\n\n```sh\ncargo test\n```\n\n### Task 1: a\n\n### Task 2: b\n```\n'"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: plan\n    agent: architect\n    prompt: plan\n    answer: {{format: markdown, rules: plan.rules.yaml, save: plan.md}}\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["architect"])
+    ));
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let plan = step(&s, "plan");
+    assert_eq!(
+        (plan.attempts, plan.repairs),
+        (1, 2),
+        "the fence and the prose"
+    );
+    assert_eq!(
+        f.read("plan.md"),
+        "# Plan\n\n## Goal\nShip it.\n\n```sh\ncargo test\n```\n\n### Task 1: a\n\n### Task 2: b\n"
+    );
+}

@@ -245,3 +245,91 @@ esac"#,
     assert!(third.contains("missing required field \"goal\""), "{third}");
     assert!(!third.contains("PREVIOUS VALIDATION FAILED"), "{third}");
 }
+
+#[test]
+fn a_missing_reference_document_is_named_relative_to_the_working_directory() {
+    let f = Fixture::new();
+    f.file("rules.yaml", "rules:\n  - id: phase\n    each: \"$.tasks[*].phaseId\"\n    in: \"plan:$.phases[*].id\"\n");
+    f.script(
+        "writer",
+        "printf 'tasks:\\n  - id: t1\\n    phaseId: p1\\n' > tasks.yaml",
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: plan\n    agent: writer\n    prompt: plan it\n    outputs:\n      - {{path: tasks.yaml, rules: rules.yaml, refs: {{plan: specs/plan.yaml}}}}\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["writer"])
+    ));
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Waiting, "{s:#?}");
+    let w = s.waiting.unwrap();
+    let d = w
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "flow.reference")
+        .unwrap_or_else(|| panic!("{:?}", w.diagnostics));
+    assert!(
+        d.message
+            .starts_with("the reference document `specs/plan.yaml` cannot be read"),
+        "{}",
+        d.message
+    );
+    let root = f.root.display().to_string();
+    assert!(
+        !d.message.contains(&root),
+        "no absolute path: {}",
+        d.message
+    );
+}
+
+const COUNTED: &str = r#"{"type": "object", "required": ["title", "count"],
+  "properties": {"title": {"type": "string"}, "count": {"type": "integer"}}}"#;
+
+fn yaml_workflow(f: &Fixture, agents: &[&str], on_invalid: &str) {
+    f.file("spec.schema.json", COUNTED);
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: spec\n    agent: writer\n    prompt: \"Write the spec\"\n    outputs:\n      - {{path: spec.yaml, schema: spec.schema.json}}\n{on_invalid}",
+        f.agents_yaml(agents)
+    ));
+}
+
+#[test]
+fn a_yaml_output_repaired_deterministically_stays_yaml_with_only_the_fixes_changed() {
+    let f = Fixture::new();
+    f.script(
+        "writer",
+        "printf '# the spec\\ntitle: Fix: the login\\ncount: \"3\"\\n' > spec.yaml",
+    );
+    yaml_workflow(&f, &["writer"], "    on_invalid: {revise: 0}\n");
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "spec").repairs, 2);
+    assert_eq!(
+        f.read("spec.yaml"),
+        "# the spec\ntitle: \"Fix: the login\"\ncount: 3\n"
+    );
+}
+
+#[test]
+fn the_repair_agent_is_shown_the_repaired_yaml_and_locations_in_it() {
+    let f = Fixture::new();
+    f.script(
+        "writer",
+        "printf 'title: Fix: the login\\nnotes:\\n\\t- one\\ncount: many\\n' > spec.yaml",
+    );
+    f.script(
+        "fixer",
+        "printf 'title: \"Fix: the login\"\\nnotes:\\n  - one\\ncount: 3\\n' > spec.yaml",
+    );
+    yaml_workflow(
+        &f,
+        &["writer", "fixer"],
+        "    on_invalid: {repair: fixer}\n",
+    );
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let prompt = f.prompt("fixer", 1);
+    assert!(
+        prompt.contains("```\ntitle: \"Fix: the login\"\nnotes:\n  - one\ncount: many\n```"),
+        "the YAML as repaired: {prompt}"
+    );
+    assert!(prompt.contains("- spec.yaml:4:8: count:"), "{prompt}");
+}

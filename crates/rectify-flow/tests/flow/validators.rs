@@ -40,7 +40,52 @@ fn warn_accepts_and_records() {
     assert_eq!(s.status, RunStatus::Completed);
     let code = step(&s, "code");
     assert_eq!(code.status, "done_with_warnings");
-    assert_eq!(code.warnings, ["validator: no tests"]);
+    assert_eq!(code.warnings, ["validator: no tests (work.txt:1)"]);
+}
+
+#[test]
+fn warn_findings_keep_their_file_and_line() {
+    let f = Fixture::new();
+    validated(
+        &f,
+        "printf '**Findings:**\\n- [WARN] no tests (work.txt:1)\\n- [WARN] vague name (work.txt)\\n- [WARN] style\\n\\n**Verdict: WARN**\\n'",
+        1,
+    );
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let code = step(&s, "code");
+    assert_eq!(
+        code.warnings,
+        [
+            "validator: no tests (work.txt:1)",
+            "validator: vague name (work.txt)",
+            "validator: style"
+        ]
+    );
+}
+
+#[test]
+fn the_worst_verdict_of_several_validators_is_the_units() {
+    let f = Fixture::new();
+    f.script("coder", r#"echo "work $n" > "work.txt""#);
+    f.script(
+        "warner",
+        "printf -- '- [WARN] thin docs (work.txt:1)\\n**Verdict: WARN**\\n'",
+    );
+    f.script("passer", "echo '**Verdict: PASS**'");
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: code\n    agent: coder\n    prompt: implement it\n    outputs: [{{path: work.txt}}]\n    validate: {{validators: [warner, passer]}}\n",
+        f.agents_yaml(&["coder", "warner", "passer"])
+    ));
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    let code = step(&s, "code");
+    assert_eq!(
+        (code.status.as_str(), code.verdict.as_deref()),
+        ("done_with_warnings", Some("WARN")),
+        "a later PASS does not hide an earlier WARN"
+    );
+    assert_eq!((f.calls("warner"), f.calls("passer")), (1, 1));
 }
 
 #[test]
