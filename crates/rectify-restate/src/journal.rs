@@ -16,6 +16,8 @@ use crate::artifacts::{ArtifactError, ArtifactStore, INLINE_LIMIT, Text};
 
 /// One call waiting for the handler.
 pub(crate) struct Call {
+    /// The unit making it (a unit makes one call at a time): the order of a round.
+    pub(crate) unit: String,
     /// The provider that makes the call.
     pub(crate) provider: Arc<dyn Provider>,
     /// The request.
@@ -117,6 +119,7 @@ impl ProviderFactory for JournaledFactory {
         context: &CallContext,
     ) -> Result<Arc<dyn Provider>, ProviderError> {
         Ok(Arc::new(JournaledProvider {
+            unit: context.unit.clone(),
             inner: self.inner.provider(spec, context)?,
             calls: self.calls.clone(),
         }))
@@ -125,6 +128,7 @@ impl ProviderFactory for JournaledFactory {
 
 /// A provider whose calls are made by the handler.
 struct JournaledProvider {
+    unit: String,
     inner: Arc<dyn Provider>,
     calls: mpsc::UnboundedSender<Call>,
 }
@@ -145,6 +149,7 @@ impl Provider for JournaledProvider {
         Box::pin(async move {
             let (reply, answer) = oneshot::channel();
             let call = Call {
+                unit: self.unit.clone(),
                 provider: Arc::clone(&self.inner),
                 request: request.clone(),
                 reply,

@@ -15,9 +15,10 @@
 //! Answers larger than [`artifacts::INLINE_LIMIT`] are kept in a content-addressed store
 //! ([`artifacts`]); the journal keeps their hash.
 //!
-//! What this first version does not do yet (see `docs/distributed.md`): independent steps run
-//! one at a time (a replay must make its calls in the same order); files written by a command
-//! agent are on the working directory's disk, not in the journal or the artifact store.
+//! Independent steps run at once: the engine's calls are made in rounds, journaled in the order
+//! of their units and made in parallel (see `docs/distributed.md`, "Parallel steps"). Not done
+//! yet: files written by a command agent are on the working directory's disk, not in the
+//! journal or the artifact store.
 
 pub mod artifacts;
 pub mod client;

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use crate::artifacts::DirStore;
+use crate::artifacts::{ArtifactError, DirStore};
 use crate::journal::{Call, Journaled, JournaledFactory};
 
 /// The service's name in Restate (the ingress path is `/RectifyRun/{run id}/run`).
@@ -44,6 +44,9 @@ pub struct RunRequest {
     /// file changes meanwhile; without it the endpoint reads the file.
     #[serde(default)]
     pub source: Option<String>,
+    /// Independent steps run at once (default 2, as `rectify run`).
+    #[serde(default)]
+    pub max_parallel: Option<usize>,
 }
 
 /// A person's decision on what a paused run waits for (`rectify resume --on`).
@@ -213,7 +216,7 @@ async fn execute(
         let mut options = RunOptions::new(&request.workdir);
         options.run_id = Some(run_id.clone());
         options.inputs.clone_from(&request.inputs);
-        options.max_parallel = 1;
+        options.max_parallel = request.max_parallel.unwrap_or(2).max(1);
         options.factory = Arc::new(JournaledFactory {
             inner: Arc::new(SpecFactory::default()),
             calls: calls.clone(),
@@ -248,6 +251,92 @@ async fn execute(
     Ok(value)
 }
 
+/// The calls of one round, started together by the first of them not in the journal.
+struct Round {
+    /// Calls not started yet, by position.
+    work: std::sync::Mutex<Vec<Option<Work>>>,
+    /// Started calls, by position (each taken once by its own entry).
+    running: std::sync::Mutex<Vec<Option<Running>>>,
+    store: Arc<DirStore>,
+}
+
+/// A call to make: who answers, and the request.
+type Work = (
+    Arc<dyn rectify_provider::Provider>,
+    rectify_provider::Request,
+);
+
+/// A call being made.
+type Running = tokio::task::JoinHandle<Result<Journaled, ArtifactError>>;
+
+impl Round {
+    /// The answer of call `i`: starts it and every later call of the round not started yet.
+    async fn answer(&self, i: usize) -> Result<Journaled, HandlerError> {
+        let handle = {
+            let mut work = self
+                .work
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut running = self
+                .running
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            running.resize_with(work.len(), || None);
+            for (j, slot) in work.iter_mut().enumerate().skip(i) {
+                if let Some((provider, request)) = slot.take() {
+                    let store = Arc::clone(&self.store);
+                    running[j] = Some(tokio::spawn(async move {
+                        Journaled::make(provider.as_ref(), &request, store.as_ref()).await
+                    }));
+                }
+            }
+            running.get_mut(i).and_then(Option::take)
+        };
+        let handle = handle.ok_or_else(|| std::io::Error::other("a call of the round was lost"))?;
+        Ok(handle.await.map_err(std::io::Error::other)??)
+    }
+}
+
+impl Drop for Round {
+    /// Calls still running when the round is given up (the invocation ended) are stopped.
+    fn drop(&mut self) {
+        let running = self
+            .running
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for handle in running.iter().flatten() {
+            handle.abort();
+        }
+    }
+}
+
+/// Polls `engine` until it ends (its result) or stops asking: every call it asks for meanwhile
+/// goes into `batch`. The engine is polled again after each call it asks for, and after a few
+/// yields, so that every unit that can reach its next call does before the round is made.
+async fn settle(
+    engine: &mut std::pin::Pin<&mut impl Future<Output = Result<RunSummary, RunError>>>,
+    queue: &mut mpsc::UnboundedReceiver<Call>,
+    batch: &mut Vec<Call>,
+) -> Option<Result<RunSummary, RunError>> {
+    let mut quiet = 0;
+    while quiet < 3 {
+        if let Some(result) = futures_util::FutureExt::now_or_never(engine.as_mut()) {
+            return Some(result);
+        }
+        let before = batch.len();
+        while let Ok(call) = queue.try_recv() {
+            batch.push(call);
+        }
+        if batch.len() == before {
+            quiet += 1;
+            tokio::task::yield_now().await;
+        } else {
+            quiet = 0;
+        }
+    }
+    None
+}
+
 /// Records why the run cannot start (for `status`) and ends it.
 fn refuse(ctx: &WorkflowContext<'_>, message: String) -> HandlerError {
     ctx.set(
@@ -267,8 +356,11 @@ struct Journal<'a, 'ctx> {
 }
 
 impl Journal<'_, '_> {
-    /// Polls `engine` to its end, making each call it asks for inside `ctx.run`, in the order
-    /// it asks (one at a time, so a replay asks in the same order).
+    /// Polls `engine` to its end in rounds: the engine runs until every unit in flight waits
+    /// for a call (or nothing more can happen without one); the calls it asked for are made
+    /// inside `ctx.run` at once, named and started in the order of their units, and answered in
+    /// that order when all are back. A replay asks the same calls in the same rounds, so the
+    /// journal's order holds while independent steps run in parallel.
     async fn drive(
         &mut self,
         queue: &mut mpsc::UnboundedReceiver<Call>,
@@ -276,37 +368,65 @@ impl Journal<'_, '_> {
     ) -> HandlerResult<RunSummary> {
         tokio::pin!(engine);
         loop {
-            tokio::select! {
-                biased;
-                Some(call) = queue.recv() => self.make(call).await?,
-                result = &mut engine => return self.summary(result),
+            let mut batch = Vec::new();
+            if let Some(result) = settle(&mut engine, queue, &mut batch).await {
+                return self.summary(result);
             }
+            if batch.is_empty() {
+                // The engine waits for something else (a validator command, a timer).
+                tokio::select! {
+                    biased;
+                    Some(call) = queue.recv() => batch.push(call),
+                    result = &mut engine => return self.summary(result),
+                }
+                if let Some(result) = settle(&mut engine, queue, &mut batch).await {
+                    return self.summary(result);
+                }
+            }
+            batch.sort_by(|a, b| a.unit.cmp(&b.unit));
+            self.make_all(batch).await?;
         }
     }
 
-    async fn make(&mut self, call: Call) -> HandlerResult<()> {
-        self.made += 1;
-        let Call {
-            provider,
-            request,
-            reply,
-        } = call;
-        let store = Arc::clone(&self.artifacts);
-        let journaled = self
-            .ctx
-            .run(|| async move {
-                let made = Journaled::make(provider.as_ref(), &request, store.as_ref()).await?;
-                Ok(Json(made))
-            })
-            .name(format!("call {}", self.made))
-            .await?;
-        // A missing or changed artifact is an error of this attempt (retried: shared storage
-        // may come back), never another answer.
-        let result = journaled
-            .into_inner()
-            .into_result(self.artifacts.as_ref())?;
-        // The engine waits for every call it starts, so the receiver is there.
-        let _ = reply.send(result);
+    /// Makes a round's calls at once, journaled one after the other in the round's order
+    /// (Restate wants each `ctx.run` awaited before the next): the first entry whose closure
+    /// runs (it is not in the journal, so no later one is) starts its call and every later
+    /// one, which then run in parallel; each entry awaits its own. Calls already journaled are
+    /// answered from the journal and never made again; a call whose answer came back but was
+    /// not journaled yet when the endpoint died is made again.
+    async fn make_all(&mut self, batch: Vec<Call>) -> HandlerResult<()> {
+        let ctx = self.ctx;
+        let mut replies = Vec::with_capacity(batch.len());
+        let mut work = Vec::with_capacity(batch.len());
+        for call in batch {
+            replies.push(call.reply);
+            work.push(Some((call.provider, call.request)));
+        }
+        let round = Arc::new(Round {
+            work: std::sync::Mutex::new(work),
+            running: std::sync::Mutex::new(Vec::new()),
+            store: Arc::clone(&self.artifacts),
+        });
+        let mut answers = Vec::with_capacity(replies.len());
+        for i in 0..replies.len() {
+            self.made += 1;
+            let round = Arc::clone(&round);
+            let journaled = ctx
+                .run(|| async move { Ok(Json(round.answer(i).await?)) })
+                .name(format!("call {}", self.made))
+                .await?;
+            // A missing or changed artifact is an error of this attempt (retried: shared
+            // storage may come back), never another answer.
+            answers.push(
+                journaled
+                    .into_inner()
+                    .into_result(self.artifacts.as_ref())?,
+            );
+        }
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            // The engine waits for every call it starts, so the receiver is there.
+            let _ = reply.send(answer);
+        }
         Ok(())
     }
 

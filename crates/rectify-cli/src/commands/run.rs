@@ -80,6 +80,7 @@ fn on_restate(
             .context("cannot resolve the working directory")?,
         inputs: args.inputs.clone(),
         source: Some(workflow.source.clone()),
+        max_parallel: Some(args.max_parallel as usize),
     };
     let outcome = until_interrupted(client.run(&run_id, &request))?;
     finish_on_restate(outcome, &run_id, args.output, &args.workdir)

@@ -285,13 +285,15 @@ fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 }
 
 /// The agent: logs `start STEP` and `end STEP` around every call; the first call of `a2`
-/// takes 30 s (the endpoint is killed during it).
+/// takes 30 s (the endpoint is killed during it). `LOGS` is a directory beside the working
+/// directory ([`logs`]): agents work in their own views of the tree, so what a test watches
+/// while an agent runs is kept outside it.
 const AGENT: &str = r#"set -eu
 prompt=$(cat)
-echo "start $RECTIFY_STEP" >> calls.log
-echo "$PPID" >> endpoints.log
-if [ "$RECTIFY_STEP" = a2 ] && [ ! -e slow.done ]; then
-  touch slow.done
+echo "start $RECTIFY_STEP" >> LOGS/calls.log
+echo "$PPID" >> LOGS/endpoints.log
+if [ "$RECTIFY_STEP" = a2 ] && [ ! -e LOGS/slow.done ]; then
+  touch LOGS/slow.done
   sleep 30
 fi
 name=$(printf '%s\n' "$prompt" | grep -o 'TASK=[a-z0-9]*' | head -n1)
@@ -299,9 +301,16 @@ pad=""
 if [ "$RECTIFY_STEP" = a1 ] && [ -e big.on ]; then
   pad=$(head -c 300000 /dev/zero | tr '\0' x)
 fi
-echo "end $RECTIFY_STEP" >> calls.log
+echo "end $RECTIFY_STEP" >> LOGS/calls.log
 printf 'Here it is:\n```json\n{"id": "%s", "n": 1, "pad": "%s",}\n```\n' "${name#TASK=}" "$pad"
 "#;
+
+/// Where the agent of [`workdir`] logs: beside the working directory.
+fn logs(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".logs");
+    PathBuf::from(name)
+}
 
 fn workdir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -321,7 +330,9 @@ fn workdir() -> tempfile::TempDir {
         );
     }
     std::fs::write(p.join("workflow.yaml"), workflow).unwrap();
-    std::fs::write(p.join("agent.sh"), AGENT).unwrap();
+    std::fs::create_dir_all(logs(p)).unwrap();
+    let agent = AGENT.replace("LOGS/", &format!("'{}'/", logs(p).display()));
+    std::fs::write(p.join("agent.sh"), agent).unwrap();
     std::fs::write(
         p.join("item.schema.json"),
         r#"{"type": "object", "required": ["id", "n"], "properties": {"id": {"type": "string"}, "n": {"type": "integer"}}}"#,
@@ -350,13 +361,18 @@ fn gated_workdir() -> tempfile::TempDir {
         "  - id: a2\n    needs: [gate]",
     );
     std::fs::write(work.path().join("workflow.yaml"), &workflow).unwrap();
-    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    std::fs::write(logs(work.path()).join("slow.done"), "").unwrap();
     work
 }
 
 /// `rectify run workflow.yaml --on` the ingress on `ingress`, in the background, once its
 /// agent is in the middle of a2's first call (the moment the tests kill something).
 fn run_until_a2(dir: &Path, run_id: &str, ingress: u16) -> Child {
+    run_until_a2_with(dir, run_id, ingress, &[])
+}
+
+/// [`run_until_a2`] with more arguments.
+fn run_until_a2_with(dir: &Path, run_id: &str, ingress: u16, more: &[&str]) -> Child {
     let run = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
         .args([
             "run",
@@ -365,8 +381,9 @@ fn run_until_a2(dir: &Path, run_id: &str, ingress: u16) -> Child {
             "json",
             "--run-id",
             run_id,
-            "--on",
         ])
+        .args(more)
+        .arg("--on")
         .arg(format!("restate://127.0.0.1:{ingress}"))
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -397,7 +414,7 @@ fn completed(run: Child) -> Value {
 }
 
 fn calls(dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(dir.join("calls.log"))
+    std::fs::read_to_string(logs(dir).join("calls.log"))
         .unwrap_or_default()
         .lines()
         .map(str::to_owned)
@@ -440,6 +457,91 @@ fn a_run_survives_its_endpoint_killed_mid_step_without_repeating_a_journaled_cal
     assert_eq!(count(&log, "start a2"), 2, "{log:?}");
     assert_eq!(count(&log, "start a3"), 1, "{log:?}");
     assert_eq!(count(&log, "start a4"), 1, "{log:?}");
+}
+
+/// The four steps of [`workdir`] made independent: they run at once.
+fn parallel_workdir() -> tempfile::TempDir {
+    let work = workdir();
+    let path = work.path().join("workflow.yaml");
+    let workflow = std::fs::read_to_string(&path).unwrap();
+    let mut kept = String::new();
+    for line in workflow
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("needs:"))
+    {
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    let workflow = kept;
+    std::fs::write(path, workflow).unwrap();
+    work
+}
+
+#[test]
+fn parallel_steps_run_at_once_on_restate_and_survive_the_endpoint_killed_mid_step() {
+    let Some((binary, _serial)) = server_binary() else {
+        return;
+    };
+    let server = Server::start(&binary);
+    let work = parallel_workdir();
+    let port = free_port();
+    let first = endpoint(port, work.path());
+    server.register(port);
+    let run = run_until_a2_with(
+        work.path(),
+        "parallel-1",
+        server.ingress,
+        &["--max-parallel", "4"],
+    );
+    // The other three calls were made beside a2's (one round), and ended.
+    wait_until("the calls beside a2's", Duration::from_secs(60), || {
+        let log = calls(work.path());
+        ["end a1", "end a3", "end a4"]
+            .iter()
+            .all(|l| log.contains(&(*l).to_owned()))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    drop(first);
+    let _second = endpoint(port, work.path());
+    let summary = completed(run);
+    let steps = summary["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["status"] == "done"), "{summary:#}");
+    let log = calls(work.path());
+    // All four ran at once: the first four calls made are one each (a2's first call did not
+    // end before the endpoint was killed; run one after the other, a3 and a4 would have
+    // started only after it).
+    let first: Vec<&str> = log
+        .iter()
+        .filter(|l| l.starts_with("start"))
+        .take(4)
+        .map(String::as_str)
+        .collect();
+    for i in 1..=4 {
+        assert!(first.contains(&format!("start a{i}").as_str()), "{log:?}");
+    }
+    // A round is journaled in the order of its units (a1, a2, a3, a4): a1's answer was, so
+    // it was not asked again; a2 was cut, so it was asked again; a3 and a4 had answered but
+    // were not journaled yet (they come after a2), so they were asked again, once.
+    assert_eq!(count(&log, "start a1"), 1, "{log:?}");
+    for i in 2..=4 {
+        assert_eq!(count(&log, &format!("start a{i}")), 2, "a{i}: {log:?}");
+    }
+    // The same results as a local run of the same workflow.
+    let local = parallel_workdir();
+    std::fs::write(logs(local.path()).join("slow.done"), "").unwrap();
+    let (code, _, stderr) = rectify_in(
+        local.path(),
+        &["run", "workflow.yaml", "--max-parallel", "4"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    for i in 1..=4 {
+        let file = format!("answers/a{i}.json");
+        assert_eq!(
+            std::fs::read_to_string(work.path().join(&file)).unwrap(),
+            std::fs::read_to_string(local.path().join(&file)).unwrap(),
+            "{file}"
+        );
+    }
 }
 
 #[test]
@@ -671,7 +773,7 @@ fn two_endpoints_share_twenty_concurrent_runs() {
     };
     let server = Server::start(&binary);
     let work = workdir();
-    std::fs::write(work.path().join("slow.done"), "").unwrap();
+    std::fs::write(logs(work.path()).join("slow.done"), "").unwrap();
     let (p1, p2) = (free_port(), free_port());
     let e1 = endpoint(p1, work.path());
     let e2 = endpoint(p2, work.path());
@@ -722,7 +824,7 @@ fn two_endpoints_share_twenty_concurrent_runs() {
         80,
         "{log:?}"
     );
-    let pids = std::fs::read_to_string(work.path().join("endpoints.log")).unwrap();
+    let pids = std::fs::read_to_string(logs(work.path()).join("endpoints.log")).unwrap();
     for endpoint in [&e1, &e2] {
         let pid = endpoint.0.id().to_string();
         assert!(

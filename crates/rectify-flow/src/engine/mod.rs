@@ -395,11 +395,8 @@ impl Runner {
         self.templates.render(source, &self.context(item))
     }
 
-    fn call_context(
-        &self,
-        step: &crate::spec::StepSpec,
-        env: Vec<(String, String)>,
-    ) -> CallContext {
+    fn call_context(&self, unit: &produce::Unit, env: Vec<(String, String)>) -> CallContext {
+        let step = self.step_spec(unit);
         let secs = step
             .timeout_secs
             .or(self.wf.spec.defaults.timeout_secs)
@@ -409,6 +406,7 @@ impl Runner {
         env.push(("RECTIFY_RUN_ID".to_owned(), self.run_id.clone()));
         env.push(("RECTIFY_STEP".to_owned(), step.id.clone()));
         CallContext {
+            unit: unit.key.clone(),
             cwd: self.workdir.clone(),
             env,
             timeout: Duration::from_secs_f64(secs),

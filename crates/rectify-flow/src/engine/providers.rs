@@ -11,6 +11,8 @@ use rectify_provider::{Provider, ProviderError};
 /// Where and how one agent call runs.
 #[derive(Clone, Debug)]
 pub struct CallContext {
+    /// The unit that makes the call (`step` or `step[key]`): a unit makes one call at a time.
+    pub unit: String,
     /// The working directory (command agents run in it).
     pub cwd: PathBuf,
     /// Variables set for command agents (`RECTIFY_OUTPUTS`, `RECTIFY_RUN_ID`, ...).

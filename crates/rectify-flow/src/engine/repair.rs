@@ -32,9 +32,8 @@ impl Runner {
         let (agent, spec) = self.agent(repairer)?;
         let prompt = repair_prompt(&agent.instructions, &files);
         let names: Vec<String> = files.iter().map(|(p, _, _)| p.clone()).collect();
-        let step = self.step_spec(unit);
         let mut context =
-            self.call_context(step, vec![("RECTIFY_OUTPUTS".to_owned(), names.join("\n"))]);
+            self.call_context(unit, vec![("RECTIFY_OUTPUTS".to_owned(), names.join("\n"))]);
         let replayed = self.is_recorded(&unit.key, "repair", record.repair_runs);
         let view = if spec.kind == ProviderKind::Command && !replayed {
             let view = self

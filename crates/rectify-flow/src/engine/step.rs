@@ -312,7 +312,11 @@ impl Runner {
         if let Some((spec, save)) = &resolved.answer {
             let hint = save.as_ref().map_or("", |s| s.rel.as_str());
             let (prepared, problems) = prepare(spec, hint, &self.schemas)?;
-            let text = answer.map(super::produce::strip_fence);
+            // A Markdown answer is unwrapped by its checks (recorded as a repair).
+            let text = answer.map(|a| match prepared.format() {
+                Format::Markdown => a.to_owned(),
+                _ => super::produce::strip_fence(a),
+            });
             let mut checked = match &text {
                 Some(t) => prepared.check_text(t),
                 None => Checked {
@@ -323,7 +327,11 @@ impl Runner {
             checked.diagnostics.extend(problems);
             record.repairs += u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
             out.value = match prepared.format() {
-                Format::Markdown | Format::Text => text.clone().map(Value::String),
+                Format::Markdown | Format::Text => checked
+                    .repaired_text
+                    .clone()
+                    .or(text.clone())
+                    .map(Value::String),
                 _ => checked.value.clone(),
             };
             let text = checked.repaired_text.clone().or(text);

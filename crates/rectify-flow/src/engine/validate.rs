@@ -117,7 +117,7 @@ impl Runner {
     ) -> Result<Verdict, String> {
         let (agent, spec) = self.agent(name)?;
         let prompt = validator_prompt(&agent.instructions, &unit.key, &resolved.task, work);
-        let context = self.call_context(self.step_spec(unit), Vec::new());
+        let context = self.call_context(unit, Vec::new());
         let provider = self
             .factory
             .provider(&spec, &context)
@@ -191,7 +191,7 @@ impl Runner {
         let Some((program, args)) = command.split_first() else {
             return fail_with("a command validator needs a program".to_owned());
         };
-        let context = self.call_context(self.step_spec(unit), Vec::new());
+        let context = self.call_context(unit, Vec::new());
         let mut cmd = tokio::process::Command::new(program);
         for key in rectify_provider::SECRET_VARIABLES {
             cmd.env_remove(key);
