@@ -96,6 +96,11 @@ fn check(mode: Mode) {
     assert_eq!(got, want, "{mode:?}");
     let root = view.root().to_path_buf();
     drop(view);
+    // Removed off the engine's thread, at once.
+    let start = std::time::Instant::now();
+    while root.exists() && start.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     assert!(!root.exists(), "a closed view is removed");
 }
 

@@ -212,6 +212,7 @@ impl Runner {
             let view = self
                 .tree
                 .view()
+                .await
                 .map_err(|e| format!("the agent's view of the working tree cannot be made: {e}"))?;
             context.cwd = view.0.root().to_path_buf();
             Some(view)

@@ -39,6 +39,7 @@ impl Runner {
             let view = self
                 .tree
                 .view()
+                .await
                 .map_err(|e| format!("the repair agent's view cannot be made: {e}"))?;
             context.cwd = view.0.root().to_path_buf();
             Some(view)

@@ -107,10 +107,15 @@ impl Tree {
         self.log().tick
     }
 
-    /// A new view for one agent run, and the tick it starts from.
-    pub(crate) fn view(&self) -> std::io::Result<(View, u64)> {
+    /// A new view for one agent run, and the tick it starts from. Made on a blocking thread,
+    /// so that units starting together mount their views at once.
+    pub(crate) async fn view(&self) -> std::io::Result<(View, u64)> {
         let since = self.now();
-        Ok((View::open(&self.root, self.mode)?, since))
+        let (root, mode) = (self.root.clone(), self.mode);
+        let view = tokio::task::spawn_blocking(move || View::open(&root, mode))
+            .await
+            .map_err(std::io::Error::other)??;
+        Ok((view, since))
     }
 
     /// `unit` declares `paths` as its outputs while it runs.

@@ -131,7 +131,9 @@ impl Drop for View {
             tracing::warn!(view = %self.dir.display(), "a view could not be unmounted");
             return;
         }
-        remove_all(&self.dir);
+        // Removing a view's files is the engine's business, not the unit's: off its thread.
+        let dir = std::mem::take(&mut self.dir);
+        std::thread::spawn(move || remove_all(&dir));
     }
 }
 

@@ -43,16 +43,12 @@ pub(super) fn mount(shared: &Path, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Unmounts `tree` (detached if it is busy: an agent's child may still hold it).
+/// Unmounts `tree`, detached: it leaves the mount table at once (nothing can reach the shared
+/// tree through it anymore), and the kernel tears it down when the last process using it (an
+/// agent's orphaned child) lets go, without making this thread wait for a sync.
 pub(super) fn unmount(tree: &Path) -> std::io::Result<()> {
-    match rustix::mount::unmount(tree, UnmountFlags::empty()) {
-        Ok(()) => Ok(()),
-        Err(rustix::io::Errno::BUSY) => {
-            rustix::mount::unmount(tree, UnmountFlags::DETACH)?;
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
-    }
+    rustix::mount::unmount(tree, UnmountFlags::DETACH)?;
+    Ok(())
 }
 
 /// Whether `path` is a mount point (its device differs from its parent's).
