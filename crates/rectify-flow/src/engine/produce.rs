@@ -209,11 +209,10 @@ impl Runner {
         // A command agent works in its own view of the tree (not when its answer is replayed).
         let replayed = self.is_recorded(&unit.key, "producer", record.attempts);
         let view = if spec.kind == ProviderKind::Command && !replayed {
-            let view = self
-                .tree
-                .view()
-                .await
-                .map_err(|e| format!("the agent's view of the working tree cannot be made: {e}"))?;
+            let view =
+                self.tree.view().await.map_err(|e| {
+                    format!("the agent's view of the working tree cannot be made: {e}")
+                })?;
             context.cwd = view.0.root().to_path_buf();
             Some(view)
         } else {

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::process::Stdio;
 
 use rectify_core::{Diagnostic, Finding, FindingLevel, Location, Verdict};
+use rectify_provider::spec::ProviderKind;
 use tokio::io::AsyncReadExt as _;
 
 use super::Runner;
@@ -117,35 +118,54 @@ impl Runner {
     ) -> Result<Verdict, String> {
         let (agent, spec) = self.agent(name)?;
         let prompt = validator_prompt(&agent.instructions, &unit.key, &resolved.task, work);
-        let context = self.call_context(unit, Vec::new());
+        let mut context = self.call_context(unit, Vec::new());
+        let role = format!("validator:{name}");
+        // A command validator looks at the tree in its own view: it judges, and nothing it
+        // writes reaches the working tree.
+        let replayed = self.is_recorded(&unit.key, &role, record.validations + 1);
+        let view = if spec.kind == ProviderKind::Command && !replayed {
+            let view = self
+                .tree
+                .view()
+                .await
+                .map_err(|e| format!("the validator's view cannot be made: {e}"))?;
+            context.cwd = view.0.root().to_path_buf();
+            Some(view)
+        } else {
+            None
+        };
         let provider = self
             .factory
             .provider(&spec, &context)
             .map_err(|e| e.to_string())?;
         let request = super::produce::request(&prompt, agent, context.timeout);
-        let role = format!("validator:{name}");
-        Ok(
-            match self
-                .call(
-                    &unit.key,
-                    &role,
-                    record.validations + 1,
-                    &provider,
-                    &request,
-                    record,
-                )
-                .await
-            {
-                Called::Answer(r) => rectify_loop::parse_verdict(&r.text),
-                Called::AgentFailed(d) => fail_with(format!(
-                    "the validator `{name}` did not finish: {}",
-                    d.message
-                )),
-                Called::ProviderFailed(e) => {
-                    fail_with(format!("the validator `{name}` could not be asked: {e}"))
-                }
-            },
-        )
+        let called = self
+            .call(
+                &unit.key,
+                &role,
+                record.validations + 1,
+                &provider,
+                &request,
+                record,
+            )
+            .await;
+        if let Some((view, _)) = &view
+            && view.changes().is_ok_and(|c| !c.is_empty())
+        {
+            record.warnings.push(format!(
+                "the validator `{name}` changed files; a validator's changes are not applied"
+            ));
+        }
+        Ok(match called {
+            Called::Answer(r) => rectify_loop::parse_verdict(&r.text),
+            Called::AgentFailed(d) => fail_with(format!(
+                "the validator `{name}` did not finish: {}",
+                d.message
+            )),
+            Called::ProviderFailed(e) => {
+                fail_with(format!("the validator `{name}` could not be asked: {e}"))
+            }
+        })
     }
 
     /// A command validator's verdict, recorded like an answer (role `validator:NAME`, the

@@ -222,3 +222,30 @@ fn a_symlink_an_agent_makes_is_never_followed_or_applied() {
         "the refused link is reported"
     );
 }
+
+/// A validator agent judges in its own view: what it writes never reaches the tree, and the
+/// step records that it tried.
+#[test]
+fn a_validator_agents_writes_never_reach_the_tree() {
+    let f = Fixture::new();
+    f.script("w", "echo ok > out.txt");
+    f.script(
+        "judge",
+        "echo tampered > out.txt; echo new > judge.txt; echo '**Verdict: PASS**'",
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: out.txt}}]\n    validate: {{validators: [judge]}}\n",
+        f.agents_yaml(&["w", "judge"])
+    ));
+    let (s, _) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(f.read("out.txt"), "ok\n");
+    assert!(!f.work.join("judge.txt").exists());
+    let a = step(&s, "a");
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.contains("validator `judge` changed files")),
+        "{a:#?}"
+    );
+}
