@@ -139,8 +139,10 @@ fn a_repair_agents_refused_writes_do_not_exhaust_a_valid_step() {
 #[test]
 fn two_units_writing_one_path_conflict_and_the_second_retries() {
     let f = Fixture::new();
-    f.script("x", "sleep 0.2; echo x > shared.txt; echo x > x.txt");
-    f.script("y", "sleep 0.4; echo y > shared.txt; echo y > y.txt");
+    // y's view opens with x's (one batch); x applies its change half a second later, while y
+    // still works.
+    f.script("x", "sleep 0.5; echo x > shared.txt; echo x > x.txt");
+    f.script("y", "sleep 1; echo y > shared.txt; echo y > y.txt");
     f.workflow(&format!(
         "name: t\n{}steps:\n  - id: x\n    agent: x\n    prompt: go\n    outputs: [{{path: x.txt}}]\n    may_write: [shared.txt]\n  - id: y\n    agent: y\n    prompt: go\n    outputs: [{{path: y.txt}}]\n    may_write: [shared.txt]\n    on_invalid: {{revise: 1}}\n",
         f.agents_yaml(&["x", "y"])
