@@ -217,6 +217,8 @@ async fn execute(
         options.run_id = Some(run_id.clone());
         options.inputs.clone_from(&request.inputs);
         options.max_parallel = request.max_parallel.unwrap_or(2).max(1);
+        // The rounds of calls must not depend on a thread pool's timing.
+        options.inline_views = true;
         options.factory = Arc::new(JournaledFactory {
             inner: Arc::new(SpecFactory::default()),
             calls: calls.clone(),

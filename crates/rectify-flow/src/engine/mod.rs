@@ -74,6 +74,10 @@ pub struct RunOptions {
     pub jitter: Option<(u64, u64)>,
     /// How agents' views are made (default: [`crate::isolate::Mode::detect`]).
     pub isolation: Option<crate::isolate::Mode>,
+    /// Open agents' views in the run's own task rather than on a blocking thread: the run then
+    /// waits only for its calls, so a driver that batches the calls it asks (Restate's journal)
+    /// sees the same batches every time. Slower when many units start at once.
+    pub inline_views: bool,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -99,6 +103,7 @@ impl RunOptions {
             progress: None,
             jitter: None,
             isolation: None,
+            inline_views: false,
         }
     }
 }
@@ -217,7 +222,9 @@ impl Runner {
         let mode = options
             .isolation
             .unwrap_or_else(crate::isolate::Mode::detect);
-        let tree = tree::Tree::new(workdir.clone(), mode).with_jitter(seed, max_ms);
+        let tree = tree::Tree::new(workdir.clone(), mode)
+            .with_jitter(seed, max_ms)
+            .with_inline_views(options.inline_views);
         Runner {
             wf,
             store,

@@ -31,6 +31,8 @@ pub(crate) struct Tree {
     log: Mutex<Log>,
     /// Test schedules: a random pause of up to this many ms before each change.
     jitter: Option<Mutex<(fastrand::Rng, u64)>>,
+    /// Views are opened in the run's own task (see [`crate::RunOptions::inline_views`]).
+    inline: bool,
 }
 
 /// How an agent run's change set is judged.
@@ -71,7 +73,14 @@ impl Tree {
             mode,
             log: Mutex::new(Log::default()),
             jitter: None,
+            inline: false,
         }
+    }
+
+    /// Views opened in the run's own task, not on a blocking thread.
+    pub(crate) fn with_inline_views(mut self, inline: bool) -> Tree {
+        self.inline = inline;
+        self
     }
 
     /// Pauses of up to `max_ms` before each change, drawn from `seed` (schedule tests).
@@ -108,9 +117,12 @@ impl Tree {
     }
 
     /// A new view for one agent run, and the tick it starts from. Made on a blocking thread,
-    /// so that units starting together mount their views at once.
+    /// so that units starting together mount their views at once (unless `inline`).
     pub(crate) async fn view(&self) -> std::io::Result<(View, u64)> {
         let since = self.now();
+        if self.inline {
+            return Ok((View::open(&self.root, self.mode)?, since));
+        }
         let (root, mode) = (self.root.clone(), self.mode);
         let view = tokio::task::spawn_blocking(move || View::open(&root, mode))
             .await

@@ -149,12 +149,20 @@ impl Runner {
                 record,
             )
             .await;
-        if let Some((view, _)) = &view
-            && view.changes().is_ok_and(|c| !c.is_empty())
-        {
-            record.warnings.push(format!(
-                "the validator `{name}` changed files; a validator's changes are not applied"
-            ));
+        if let Some((view, since)) = &view {
+            // Nothing it changed is applied but scratch (what git ignores: its logs).
+            let policy = super::tree::Policy {
+                allowed: super::confine::Allowed::new(Vec::new(), &[]),
+                confine: crate::spec::Confine::Strict,
+                refused_is_error: false,
+            };
+            let applied = self.tree.apply(&unit.key, view, *since, &policy);
+            record.warnings.extend(applied.problems.iter().map(|d| {
+                format!(
+                    "the validator `{name}` changed files; a validator's changes are not applied: {}",
+                    d.message
+                )
+            }));
         }
         Ok(match called {
             Called::Answer(r) => rectify_loop::parse_verdict(&r.text),
