@@ -8,6 +8,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use ignore::gitignore::Gitignore;
 use rectify_core::{Diagnostic, Location};
 
 use super::confine::{Allowed, normal};
@@ -168,10 +169,11 @@ impl Tree {
         Ok(())
     }
 
-    /// Reads `view`'s change set and applies what `policy` allows, under the lock.
+    /// Reads `view`'s change set and applies what `policy` allows, under the lock. The view
+    /// is the unit's own, so it is read before the lock is taken (a change another unit applies
+    /// meanwhile is a conflict the write log finds).
     pub(crate) fn apply(&self, unit: &str, view: &View, since: u64, policy: &Policy) -> Applied {
         self.pause();
-        let mut log = self.log();
         let mut applied = Applied::default();
         let changes = match view.changes() {
             Ok(c) => c,
@@ -187,15 +189,18 @@ impl Tree {
                 return applied;
             }
         };
+        let mut ignores = Ignores::new(&self.root);
+        let mut log = self.log();
         for change in &changes.changes {
-            self.apply_one(&mut log, unit, since, policy, change, &mut applied);
+            let ctx = (&mut *log, &mut ignores);
+            self.apply_one(ctx, unit, since, policy, change, &mut applied);
         }
         applied
     }
 
     fn apply_one(
         &self,
-        log: &mut Log,
+        (log, ignores): (&mut Log, &mut Ignores),
         unit: &str,
         since: u64,
         policy: &Policy,
@@ -214,7 +219,7 @@ impl Tree {
         let allowed = policy.allowed.allows(rel);
         // What git ignores (build output, caches, logs) is scratch: applied as it comes, the
         // last writer's, never judged.
-        let scratch = !allowed && self.ignored(rel);
+        let scratch = !allowed && ignores.ignored(rel);
         if !scratch && let Some(d) = conflict(log, unit, rel, since, allowed) {
             applied.problems.push(d);
             return;
@@ -257,24 +262,6 @@ impl Tree {
         }
     }
 
-    /// Whether git would ignore `rel` in the shared tree (its `.gitignore` files, and
-    /// `.git/info/exclude`).
-    fn ignored(&self, rel: &Path) -> bool {
-        let mut builder = ignore::gitignore::GitignoreBuilder::new(&self.root);
-        builder.add(self.root.join(".git/info/exclude"));
-        let mut dir = self.root.clone();
-        builder.add(dir.join(".gitignore"));
-        if let Some(parent) = rel.parent() {
-            for c in parent.components() {
-                dir.push(c);
-                builder.add(dir.join(".gitignore"));
-            }
-        }
-        builder
-            .build()
-            .is_ok_and(|g| g.matched_path_or_any_parents(rel, false).is_ignore())
-    }
-
     /// Applies one change to the shared tree (a file written atomically).
     fn put(&self, change: &Change) -> std::io::Result<()> {
         let dest = self.root.join(&change.path);
@@ -294,6 +281,68 @@ impl Tree {
             ChangeKind::Symlink { .. } | ChangeKind::Special => Ok(()),
         }
     }
+}
+
+/// What git ignores in the shared tree: each directory's `.gitignore` (its patterns relative
+/// to that directory, the deepest deciding first), then `.git/info/exclude`. Matchers are read
+/// once per change set.
+struct Ignores {
+    root: PathBuf,
+    by_dir: HashMap<PathBuf, Option<Gitignore>>,
+    exclude: Option<Gitignore>,
+}
+
+impl Ignores {
+    fn new(root: &Path) -> Ignores {
+        Ignores {
+            root: root.to_path_buf(),
+            by_dir: HashMap::new(),
+            exclude: read_exclude(root),
+        }
+    }
+
+    fn ignored(&mut self, rel: &Path) -> bool {
+        let abs = self.root.join(rel);
+        let mut dirs: Vec<PathBuf> = rel.ancestors().skip(1).map(Path::to_path_buf).collect();
+        dirs.retain(|d| !d.as_os_str().is_empty());
+        dirs.push(PathBuf::new());
+        for dir in dirs {
+            let root = &self.root;
+            let matcher = self
+                .by_dir
+                .entry(dir.clone())
+                .or_insert_with(|| read_ignore(&root.join(&dir).join(".gitignore")));
+            if let Some(m) = matcher {
+                let found = m.matched_path_or_any_parents(&abs, false);
+                if !found.is_none() {
+                    return found.is_ignore();
+                }
+            }
+        }
+        self.exclude
+            .as_ref()
+            .is_some_and(|m| m.matched_path_or_any_parents(&abs, false).is_ignore())
+    }
+}
+
+/// A gitignore file's matcher, rooted at its directory (`None`: no such file).
+fn read_ignore(file: &Path) -> Option<Gitignore> {
+    if !file.is_file() {
+        return None;
+    }
+    let (matcher, _) = Gitignore::new(file);
+    Some(matcher)
+}
+
+/// `.git/info/exclude`, whose patterns are relative to the working tree's root.
+fn read_exclude(root: &Path) -> Option<Gitignore> {
+    let file = root.join(".git/info/exclude");
+    if !file.is_file() {
+        return None;
+    }
+    let mut builder = ignore::gitignore::GitignoreBuilder::new(root);
+    builder.add(file);
+    builder.build().ok()
 }
 
 /// Changes never applied, whatever the confinement: `.git/`, `.rectify/`, symlinks, devices.

@@ -77,64 +77,50 @@ fn escape(path: &Path) -> String {
 /// The upper layer read as changes: whiteouts are deletions, an opaque directory deletes
 /// what the shared tree holds beneath it, files and symlinks are writes.
 pub(super) fn changes(shared: &Path, dir: &Path) -> std::io::Result<ChangeSet> {
+    let upper = dir.join("upper");
     let mut set = ChangeSet::default();
-    walk(shared, &dir.join("upper"), Path::new(""), false, &mut set)?;
+    // Directories still to read, each with `fresh`: it replaced what the shared tree held
+    // there (nothing below is compared). A stack, not recursion: an agent decides the depth.
+    let mut dirs: Vec<(PathBuf, bool)> = vec![(PathBuf::new(), false)];
+    while let Some((rel, fresh)) = dirs.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(upper.join(&rel))?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            let path: PathBuf = rel.join(entry.file_name());
+            let meta = entry.metadata()?;
+            let kind = meta.file_type();
+            let old = (!fresh).then(|| shared.join(&path));
+            if kind.is_char_device() && meta.rdev() == 0 {
+                if old.is_some_and(|o| std::fs::symlink_metadata(o).is_ok()) {
+                    set.push(path, ChangeKind::Delete);
+                }
+            } else if kind.is_dir() {
+                let replaced = fresh || replaces(shared, &upper, &path);
+                if replaced && !fresh {
+                    // Deleted first: the directory's content comes later, from the stack.
+                    set.push(path.clone(), ChangeKind::Delete);
+                }
+                dirs.push((path, replaced));
+            } else if kind.is_file() {
+                set.file(path, &entry.path(), old.as_deref(), &meta)?;
+            } else if kind.is_symlink() {
+                set.symlink(path, &entry.path(), old.as_deref());
+            } else {
+                set.push(path, ChangeKind::Special);
+            }
+        }
+    }
     Ok(set)
 }
 
-/// `fresh`: the directory replaced what the shared tree held there (nothing below is compared).
-fn walk(
-    shared: &Path,
-    upper: &Path,
-    rel: &Path,
-    fresh: bool,
-    set: &mut ChangeSet,
-) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(upper.join(rel))?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for entry in entries {
-        let path: PathBuf = rel.join(entry.file_name());
-        let meta = entry.metadata()?;
-        let kind = meta.file_type();
-        let old = (!fresh).then(|| shared.join(&path));
-        if kind.is_char_device() && meta.rdev() == 0 {
-            if old.is_some_and(|o| std::fs::symlink_metadata(o).is_ok()) {
-                set.push(path, ChangeKind::Delete);
-            }
-        } else if kind.is_dir() {
-            dir_change(shared, upper, &path, fresh, set)?;
-        } else if kind.is_file() {
-            set.file(path, &entry.path(), old.as_deref(), &meta)?;
-        } else if kind.is_symlink() {
-            set.symlink(path, &entry.path(), old.as_deref());
-        } else {
-            set.push(path, ChangeKind::Special);
-        }
-    }
-    Ok(())
-}
-
-/// A directory of the upper layer: when it replaced something (a file, or a directory it
-/// hides: opaque), that is deleted first; then what it holds.
-fn dir_change(
-    shared: &Path,
-    upper: &Path,
-    path: &Path,
-    fresh: bool,
-    set: &mut ChangeSet,
-) -> std::io::Result<()> {
-    if fresh {
-        return walk(shared, upper, path, true, set);
-    }
-    let replaced = match std::fs::symlink_metadata(shared.join(path)) {
+/// Whether the upper layer's directory `path` replaced what the shared tree holds there: a
+/// file, or a directory it hides (opaque).
+fn replaces(shared: &Path, upper: &Path, path: &Path) -> bool {
+    match std::fs::symlink_metadata(shared.join(path)) {
         Ok(m) if !m.is_dir() => true,
         Ok(_) => opaque(&upper.join(path)),
         Err(_) => false,
-    };
-    if replaced {
-        set.push(path.to_path_buf(), ChangeKind::Delete);
     }
-    walk(shared, upper, path, replaced, set)
 }
 
 fn opaque(dir: &Path) -> bool {

@@ -251,3 +251,42 @@ fn a_validator_agents_writes_never_reach_the_tree() {
         "{a:#?}"
     );
 }
+
+/// What git ignores is judged by each directory's own `.gitignore` (its patterns relative to
+/// that directory) and `.git/info/exclude`; and a change set as deep as an agent likes is read
+/// without recursion.
+#[test]
+fn ignored_paths_follow_nested_gitignores_and_deep_trees_are_read() {
+    let f = Fixture::new();
+    f.file("work/sub/.gitignore", "/build\n");
+    f.file("work/.git/info/exclude", "*.log\n");
+    let deep = vec!["d"; 400].join("/");
+    f.script(
+        "w",
+        &format!(
+            "echo ok > out.txt; mkdir -p sub/build build; echo o > sub/build/x.o; echo o > build/y.o; echo l > run.log; mkdir -p {deep}; echo deep > {deep}/f.txt"
+        ),
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: out.txt}}]\n    confine: strict\n    on_invalid: {{revise: 0}}\n",
+        f.agents_yaml(&["w"])
+    ));
+    let (s, _) = f.run(&[]);
+    // Scratch is applied and never judged; `build/` at the root is not ignored (the pattern is
+    // `sub/`'s), nor is the deep file: both refused.
+    assert_eq!(f.read("sub/build/x.o"), "o\n");
+    assert_eq!(f.read("run.log"), "l\n");
+    assert!(!f.work.join("build/y.o").exists());
+    assert!(!f.work.join(&deep).join("f.txt").exists());
+    let w = s.waiting.expect("strict breaches escalate");
+    let mut refused: Vec<String> = w
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.received.clone())
+        .collect();
+    refused.sort();
+    // (A long path is shortened in `received`.)
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert_eq!(refused[0], "build/y.o");
+    assert!(refused[1].starts_with("d/d/d/"), "{refused:?}");
+}
