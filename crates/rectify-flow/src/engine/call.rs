@@ -159,7 +159,7 @@ impl Runner {
         declared
             .iter()
             .filter_map(|(rel, abs)| {
-                super::paths::read_bounded(abs, limit)
+                super::paths::read_in(&self.workdir, abs, limit)
                     .ok()
                     .map(|bytes| (rel.clone(), bytes))
             })
@@ -176,7 +176,16 @@ impl Runner {
                     .artifact(hash)
                     .map_err(|e| e.to_string())?
                     .ok_or_else(|| format!("the artifact {hash} is missing from the store"))?;
-                if std::fs::read(&abs).ok().as_deref() != Some(bytes.as_slice()) {
+                let limit = self
+                    .wf
+                    .spec
+                    .defaults
+                    .max_output_bytes
+                    .max(bytes.len() as u64);
+                let now = super::paths::read_in(&self.workdir, &abs, limit)
+                    .ok()
+                    .flatten();
+                if now.as_deref() != Some(bytes.as_slice()) {
                     let since = self.tree.now();
                     match self.tree.write(unit, path, &bytes, since) {
                         Ok(()) => {}
@@ -186,10 +195,7 @@ impl Runner {
                 }
                 Ok(())
             }
-            None => match std::fs::remove_file(&abs) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
-                _ => Ok(()),
-            },
+            None => super::paths::remove_in(&self.workdir, &abs).map_err(|e| e.to_string()),
         }
     }
 }

@@ -205,7 +205,7 @@ impl Runner {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )];
-        let mut context = self.call_context(unit, env);
+        let mut context = self.call_context(unit, env, Some(&spec));
         // A command agent works in its own view of the tree (not when its answer is replayed).
         let replayed = self.is_recorded(&unit.key, "producer", record.attempts);
         let view = if spec.kind == ProviderKind::Command && !replayed {
