@@ -2,8 +2,9 @@
 //! work counted by [`crate::work`] — bytes located, repairs visited when candidates are left
 //! out, candidates chosen between, values coerced — stays under a constant times the length,
 //! for generated answers of growing size. The quadratic choice between candidates this
-//! replaced visited every repair for each candidate left out: about `n² / 400` units for an
-//! answer of `n` bytes, over the bound from 5,000 candidates on.
+//! replaced visited every repair for each candidate left out: about `n² / 200` units for an
+//! answer of `n` bytes of such candidates, over the bound from 100 of them on (the second
+//! test fails with it at its first size).
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -62,7 +63,7 @@ fn answer(kinds: &[u8], count: usize, shape: u8, sep: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(8))]
 
     #[test]
     fn repair_work_is_linear_in_the_answer(
@@ -76,7 +77,7 @@ proptest! {
         if let Some(schema) = schema(which) {
             options = options.with_schema(schema);
         }
-        for count in [250, 1_000, 4_000, 8_000] {
+        for count in [100, 400, 1_600] {
             let text = answer(&kinds, count, shape, sep);
             work::take();
             let out = repair(&text, &options);
@@ -103,10 +104,13 @@ fn candidates_left_out_are_forgotten_in_linear_work() {
     let options = RepairOptions::default().with_schema(
         json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
     );
-    for count in [1_000, 4_000, 16_000] {
-        let mut text: String = (0..count)
-            .map(|i| format!("answer: {{'a': {i},}} "))
-            .collect();
+    for count in [1_000, 4_000, 8_000] {
+        let mut text = String::new();
+        for i in 0..count {
+            text.push_str("answer: {'a': ");
+            text.push_str(&i.to_string());
+            text.push_str(",} ");
+        }
         text.push_str("{\"id\": 5}");
         work::take();
         let out = repair(&text, &options);
