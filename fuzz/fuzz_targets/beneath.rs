@@ -106,10 +106,13 @@ fn agent_step(d: &Dirs, op: u8, bytes: &mut impl Iterator<Item = u8>) {
     if !agent_may(d, &at) || !agent_may(d, &to) {
         return;
     }
-    let is_link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+    let meta = std::fs::symlink_metadata(&at);
+    let is_link = meta.as_ref().is_ok_and(|m| m.file_type().is_symlink());
+    // The harness's agent writes regular files only (opening a fifo to write would wait).
+    let writable = meta.as_ref().map_or(true, std::fs::Metadata::is_file);
     let _ = match op % 6 {
         0 if !is_link => std::fs::create_dir_all(&at),
-        1 if !is_link => std::fs::write(&at, b"{\"n\": 1}"),
+        1 if writable => std::fs::write(&at, b"{\"n\": 1}"),
         2 => {
             let t = targets(d);
             let target = &t[usize::from(bytes.next().unwrap_or(0)) % t.len()];
