@@ -214,7 +214,7 @@ pub fn write(root: &Path, rel: &Path, bytes: &[u8], mode: Option<u32>) -> Result
     write_from(root, rel, &mut &bytes[..], mode)
 }
 
-/// [`write`] with the content read from `source`.
+/// [`write()`] with the content read from `source`.
 pub fn write_from(
     root: &Path,
     rel: &Path,
