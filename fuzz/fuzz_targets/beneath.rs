@@ -28,7 +28,8 @@ struct Dirs {
 fn dirs() -> &'static Dirs {
     static DIRS: OnceLock<Dirs> = OnceLock::new();
     DIRS.get_or_init(|| {
-        let base = std::env::temp_dir().join(format!("rectify-fuzz-beneath-{}", std::process::id()));
+        let base =
+            std::env::temp_dir().join(format!("rectify-fuzz-beneath-{}", std::process::id()));
         let outside = base.join("outside");
         let _ = std::fs::create_dir_all(&outside);
         let _ = std::fs::write(outside.join("secret"), CANARY);
@@ -41,8 +42,20 @@ fn dirs() -> &'static Dirs {
 
 /// Names the input picks from: plain, hostile and structural.
 const NAMES: &[&str] = &[
-    "a", "b", "out", "a.json", "..", ".", "", "/", "/etc/passwd", "../outside/secret", ".git",
-    "a/../..", "x y", "\u{301}",
+    "a",
+    "b",
+    "out",
+    "a.json",
+    "..",
+    ".",
+    "",
+    "/",
+    "/etc/passwd",
+    "../outside/secret",
+    ".git",
+    "a/../..",
+    "x y",
+    "\u{301}",
 ];
 
 /// Symlink targets the input picks from.
@@ -197,5 +210,9 @@ fuzz_target!(|data: &[u8]| {
             engine_step(d, op, &mut bytes);
         }
     }
-    assert_eq!(snapshot(&d.outside), before, "something outside the tree changed");
+    assert_eq!(
+        snapshot(&d.outside),
+        before,
+        "something outside the tree changed"
+    );
 });

@@ -28,7 +28,7 @@ impl HumanPrinter {
 
     /// Renders one diagnostic; `doc` supplies the source line when the diagnostic has a span,
     /// and `columns` finds columns in it (kept for all the diagnostics of one document).
-    fn render(
+    pub(crate) fn render(
         &self,
         d: &Diagnostic,
         name: &str,
@@ -177,7 +177,7 @@ const LONG_LINE: usize = 1024;
 /// to find: counting from the start of the line for each diagnostic made 80,000 diagnostics
 /// on one line of a model's answer take 37 s (issue 34, item 6).
 #[derive(Default)]
-struct Columns {
+pub(crate) struct Columns {
     /// Line number → byte offset of characters 0, `MARK_EVERY`, 2 × `MARK_EVERY`…
     marks: HashMap<usize, Vec<usize>>,
     /// Characters stepped over, for the tests.
