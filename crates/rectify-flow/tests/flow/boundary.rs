@@ -157,14 +157,10 @@ fn a_providers_timeout_counts_in_a_workflow() {
         "name: t\nproviders:\n  slow: {{kind: command, command: [sh, \"{}\"], timeout_secs: 1}}\nagents:\n  slow: agents/slow.md\nsteps:\n  - id: a\n    agent: slow\n    prompt: go\n    outputs: [{{path: a.txt}}]\n    on_exhausted: fail\n",
         script.display()
     ));
-    let started = std::time::Instant::now();
+    // Waited for (600 s by default), the agent would finish and the step would be done.
     let (s, _) = f.run(&[]);
     assert_eq!(s.status, RunStatus::Failed, "{s:#?}");
     assert!(format!("{s:?}").contains("timeout"), "{s:#?}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(18),
-        "the agent was stopped, not waited for"
-    );
 }
 
 /// Finding 7: a dead run's lease held in the name of a process id that another program has
