@@ -21,14 +21,26 @@ pub struct RunSummary {
     /// Every open wait (several when parallel branches escalated).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waits: Vec<Waiting>,
-    /// `provider` when the run failed because a provider could not be reached.
+    /// Why the run failed, when it is not its content: `provider` (a provider could not be
+    /// reached) or `config` (a step's rendered configuration is wrong).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
+    pub failure: Option<Failure>,
     /// The steps (and `foreach` items) in the order they started.
     pub steps: Vec<StepSummary>,
     /// Things the person should know (a workflow file changed since the run started, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// Why a run failed when it is not its content (the CLI's exit status follows it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// A provider could not be reached (transport retries spent, bad credentials).
+    Provider,
+    /// A step's configuration, rendered, is wrong: an output path that escapes the working
+    /// directory or names `.git/` or `.rectify/`, a template that names nothing.
+    Config,
 }
 
 /// What a paused run waits for.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rectify_flow::engine::Progress;
+use rectify_flow::summary::Failure;
 use rectify_flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store};
 
 use crate::args::{Output, ResumeArgs, RunArgs};
@@ -230,7 +231,8 @@ pub fn finish(
     Ok(match summary.status {
         RunStatus::Completed => ExitStatus::Success,
         RunStatus::Waiting => ExitStatus::Escalated,
-        RunStatus::Failed if summary.failure.as_deref() == Some("provider") => ExitStatus::Provider,
+        RunStatus::Failed if summary.failure == Some(Failure::Provider) => ExitStatus::Provider,
+        RunStatus::Failed if summary.failure == Some(Failure::Config) => ExitStatus::Config,
         RunStatus::Failed | RunStatus::Running | RunStatus::Interrupted => ExitStatus::Invalid,
     })
 }

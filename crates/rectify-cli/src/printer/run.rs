@@ -16,9 +16,14 @@ pub fn wire(summary: &RunSummary, workdir: &str) -> Value {
         Value::Array(ds.iter().map(|d| json!(WireDiagnostic::from(d))).collect())
     };
     let waiting = |w: &Waiting| {
-        json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
-               "files": w.files, "best": w.best,
-               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, workdir)})
+        let best = w.best.as_deref().map(clip_best);
+        let mut v = json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
+               "files": w.files, "best": best.map(|(text, _)| text),
+               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, workdir)});
+        if let Some((_, Some(bytes))) = best {
+            v["best_bytes"] = json!(bytes);
+        }
+        v
     };
     let steps: Vec<Value> = summary
         .steps
@@ -46,6 +51,22 @@ pub fn wire(summary: &RunSummary, workdir: &str) -> Value {
         out["failure"] = json!(f);
     }
     out
+}
+
+/// The most of a best candidate `--output json` prints (`best`); a longer one is cut at a
+/// character boundary and its whole length given as `best_bytes` (the store keeps it whole).
+pub const BEST_JSON_LIMIT: usize = 1 << 20;
+
+/// `best` as printed, and its whole length in bytes when it was cut.
+fn clip_best(best: &str) -> (&str, Option<usize>) {
+    if best.len() <= BEST_JSON_LIMIT {
+        return (best, None);
+    }
+    let mut end = BEST_JSON_LIMIT;
+    while !best.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&best[..end], Some(best.len()))
 }
 
 /// A summary for people on stderr: one line per step, then what the run waits for and the
@@ -229,5 +250,23 @@ mod tests {
             c[0],
             "rectify resume r1 --approve --step 'a b;rm -rf x' --workdir '/tmp/my dir'"
         );
+    }
+
+    #[test]
+    fn a_huge_best_candidate_is_cut_in_json_with_its_length() {
+        let best = "é".repeat(BEST_JSON_LIMIT); // 2 bytes each
+        let (text, whole) = clip_best(&best);
+        assert_eq!(whole, Some(2 * BEST_JSON_LIMIT));
+        assert_eq!(text.len(), BEST_JSON_LIMIT);
+        assert!(best.starts_with(text));
+        let odd = format!("a{best}");
+        let (text, whole) = clip_best(&odd);
+        assert_eq!(whole, Some(odd.len()));
+        assert_eq!(
+            text.len(),
+            BEST_JSON_LIMIT - 1,
+            "cut at a character boundary"
+        );
+        assert_eq!(clip_best("{\"a\": 1}"), ("{\"a\": 1}", None));
     }
 }

@@ -198,3 +198,46 @@ fn an_agent_cannot_read_rectifys_environment_through_proc() {
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["parent_env"], "refused", "{stderr}");
 }
+
+/// An output path that escapes only once rendered (issue 34, item 10): the run fails before
+/// the agent runs, as a configuration error (exit 2, `failure: "config"`), and nothing is
+/// written outside the working directory or into `.git/`.
+#[test]
+fn an_output_path_that_escapes_once_rendered_exits_2_before_any_agent_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(work.join(".git")).unwrap();
+    std::fs::write(work.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(
+        work.join("workflow.yaml"),
+        "name: esc\ninputs:\n  p: {type: string}\nproviders:\n  sh: {kind: command, command: [sh, -c, \"touch ran; echo x > \\\"$RECTIFY_OUTPUTS\\\"\"]}\nagents:\n  w: w.md\ndefaults: {provider: sh}\nsteps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{path: \"{{ inputs.p }}\"}]\n",
+    )
+    .unwrap();
+    std::fs::write(work.join("w.md"), "---\nname: w\n---\nYou write.\n").unwrap();
+    for (path, why) in [
+        ("../outside.txt", "goes up with `..`"),
+        (".git/config", "inside `.git/` or `.rectify/`"),
+    ] {
+        let out = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+            .args(["run", "workflow.yaml", "--output", "json", "--input"])
+            .arg(format!("p={path}"))
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{path}: {stdout}");
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["status"], "failed", "{summary:#}");
+        assert_eq!(summary["failure"], "config", "{summary:#}");
+        let message = summary["steps"][0]["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(message.contains(why), "{path}: {summary:#}");
+    }
+    assert!(!work.join("ran").exists(), "no agent ran");
+    assert!(!dir.path().join("outside.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(work.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+}

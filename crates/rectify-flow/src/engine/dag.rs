@@ -25,6 +25,9 @@ pub enum End {
     Failed,
     /// Failed because a provider could not be reached.
     ProviderFailed,
+    /// Failed before any agent ran: the step's configuration, rendered, is wrong (an output
+    /// path that escapes the working directory, a template that names nothing).
+    ConfigFailed,
     /// Not run: a node it needs failed.
     Skipped,
     /// Not run: a node it needs is waiting.
@@ -38,7 +41,9 @@ impl End {
         match self {
             End::Done => None,
             End::Waiting | End::Pending | End::Stopped => Some(End::Pending),
-            End::Failed | End::ProviderFailed | End::Skipped => Some(End::Skipped),
+            End::Failed | End::ProviderFailed | End::ConfigFailed | End::Skipped => {
+                Some(End::Skipped)
+            }
         }
     }
 }

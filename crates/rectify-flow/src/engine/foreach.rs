@@ -67,7 +67,11 @@ impl Runner {
         let (rel, items) = match self.items(&foreach) {
             Ok(found) => found,
             Err(ItemsError::Config(message)) => {
-                return self.fail(&mut record, vec![config_problem(message)], false);
+                return self.fail(
+                    &mut record,
+                    vec![config_problem(message)],
+                    End::ConfigFailed,
+                );
             }
             Err(ItemsError::Document(rel, problems)) => {
                 let mut checked = UnitCheck::default();
@@ -148,6 +152,8 @@ impl Runner {
         record.ended_ms = Some(now_ms());
         let end = if ends.contains(&End::ProviderFailed) {
             End::ProviderFailed
+        } else if ends.contains(&End::ConfigFailed) {
+            End::ConfigFailed
         } else if ends.iter().any(|e| matches!(e, End::Failed | End::Skipped)) {
             End::Failed
         } else if ends.iter().all(|e| *e == End::Done) {

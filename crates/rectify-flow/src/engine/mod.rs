@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::load::{Problem, Workflow};
 use crate::spec::InputType;
 use crate::store::{RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
-use crate::summary::RunSummary;
+use crate::summary::{Failure, RunSummary};
 use crate::template::Templates;
 
 pub use confine::Allowed;
@@ -286,9 +286,13 @@ impl Runner {
         let status = run_status(&ends);
         self.store.set_run_status(&self.run_id, status)?;
         let mut summary = RunSummary::load(&self.store, &self.run_id)?;
-        if ends.contains(&End::ProviderFailed) {
-            summary.failure = Some("provider".to_owned());
-        }
+        summary.failure = if ends.contains(&End::ProviderFailed) {
+            Some(Failure::Provider)
+        } else if ends.contains(&End::ConfigFailed) {
+            Some(Failure::Config)
+        } else {
+            None
+        };
         Ok(summary)
     }
 
@@ -451,7 +455,7 @@ fn run_status(ends: &[End]) -> RunStatus {
         RunStatus::Waiting
     } else if ends
         .iter()
-        .any(|e| matches!(e, End::Failed | End::ProviderFailed))
+        .any(|e| matches!(e, End::Failed | End::ProviderFailed | End::ConfigFailed))
     {
         RunStatus::Failed
     } else {

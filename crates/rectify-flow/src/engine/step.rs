@@ -159,7 +159,7 @@ impl Runner {
         self.report(&unit.key, "started", String::new());
         let resolved = match self.resolve(unit) {
             Ok(r) => r,
-            Err(e) => return self.fail(&mut record, vec![config_problem(e)], false),
+            Err(e) => return self.fail(&mut record, vec![config_problem(e)], End::ConfigFailed),
         };
         let claim: Vec<std::path::PathBuf> = resolved
             .outputs
@@ -169,7 +169,7 @@ impl Runner {
         self.tree.claim(&unit.key, &claim);
         let end = match self.route(unit, &resolved, &mut record, feedback).await {
             Ok(end) => end,
-            Err(e) => self.fail(&mut record, vec![config_problem(e)], false),
+            Err(e) => self.fail(&mut record, vec![config_problem(e)], End::ConfigFailed),
         };
         self.tree.release(&unit.key);
         end
@@ -206,7 +206,7 @@ impl Runner {
                 Produced::ProviderFailed(e) => {
                     let d = Diagnostic::error("provider.failed", Location::root(), e.to_string())
                         .source("provider");
-                    return Ok(self.fail(record, vec![d], true));
+                    return Ok(self.fail(record, vec![d], End::ProviderFailed));
                 }
             };
             let mut checked =
@@ -448,7 +448,7 @@ impl Runner {
                 ))),
             };
             if let Some(d) = why {
-                return self.fail(record, vec![d], false);
+                return self.fail(record, vec![d], End::Failed);
             }
         }
         let warnings: Vec<String> = checked
@@ -494,7 +494,7 @@ impl Runner {
         record.diagnostics.clone_from(&diagnostics);
         record.ended_ms = Some(now_ms());
         if step.on_exhausted == OnExhausted::Fail {
-            return self.fail(record, diagnostics, false);
+            return self.fail(record, diagnostics, End::Failed);
         }
         record.status = StepStatusField(StepStatus::Waiting);
         self.persist(record, "exhausted");
@@ -520,11 +520,13 @@ impl Runner {
         End::Waiting
     }
 
+    /// Records `record` as failed with `diagnostics`; returns `end` (why it failed:
+    /// [`End::Failed`], [`End::ProviderFailed`] or [`End::ConfigFailed`]).
     pub(crate) fn fail(
         &self,
         record: &mut StepRecord,
         diagnostics: Vec<Diagnostic>,
-        provider: bool,
+        end: End,
     ) -> End {
         let detail = diagnostics
             .first()
@@ -535,11 +537,7 @@ impl Runner {
         record.ended_ms = Some(now_ms());
         self.persist(record, "failed");
         self.report(&record.id, "failed", detail);
-        if provider {
-            End::ProviderFailed
-        } else {
-            End::Failed
-        }
+        end
     }
 }
 
