@@ -321,7 +321,9 @@ fn bench_split(c: &mut Criterion) {
         group.bench_function(format!("put_step/{name}"), |b| {
             b.iter(|| {
                 record.attempts += 1;
-                store.put_step(&run, &record, "attempt").unwrap();
+                store
+                    .put_step(&run, &record, rectify_flow::store::Event::Attempt)
+                    .unwrap();
             });
         });
         let call = CallRecord {

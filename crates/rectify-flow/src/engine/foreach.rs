@@ -15,7 +15,7 @@ use super::step::{UnitCheck, config_problem};
 use super::{Runner, paths};
 use crate::graph;
 use crate::spec::{ForeachSpec, ValidateSpec, ValidatorSpec};
-use crate::store::{StepRecord, StepStatus, StepStatusField, now_ms};
+use crate::store::{Event, StepRecord, StepStatus, StepStatusField, now_ms};
 
 /// Why a `foreach` cannot run its items.
 enum ItemsError {
@@ -57,7 +57,7 @@ impl Runner {
             started_ms: Some(now_ms()),
             ..StepRecord::default()
         };
-        self.persist(&record, "started");
+        self.persist(&record, Event::Started);
         self.report(&step.id, "started", String::new());
         let unit = Unit {
             key: step.id.clone(),
@@ -146,7 +146,7 @@ impl Runner {
                 status: StepStatusField(status),
                 ..StepRecord::default()
             };
-            self.persist(&item, status.as_str());
+            self.persist(&item, Event::from(status));
         }
         record.output = Some(serde_json::json!({"document": rel, "items": keys}));
         record.ended_ms = Some(now_ms());
@@ -166,7 +166,7 @@ impl Runner {
             End::Waiting | End::Pending => StepStatus::Waiting,
             _ => StepStatus::Failed,
         });
-        self.persist(record, "items_finished");
+        self.persist(record, Event::ItemsFinished);
         if end == End::Done {
             self.outputs
                 .lock()

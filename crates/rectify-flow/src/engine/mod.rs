@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::load::{Problem, Workflow};
 use crate::spec::InputType;
-use crate::store::{RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
+use crate::store::{Event, RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
 use crate::summary::{Failure, RunSummary};
 use crate::template::Templates;
 
@@ -313,7 +313,7 @@ impl Runner {
                         status: crate::store::StepStatusField(crate::store::StepStatus::Skipped),
                         ..StepRecord::default()
                     },
-                    "skipped",
+                    Event::Skipped,
                 );
                 self.report(id, "skipped", String::new());
             }
@@ -342,7 +342,7 @@ impl Runner {
     }
 
     /// Writes a step record (see [`Runner::stored`] for failures).
-    fn persist(&self, record: &StepRecord, event: &str) {
+    fn persist(&self, record: &StepRecord, event: Event) {
         self.stored(&record.id, self.store.put_step(&self.run_id, record, event));
     }
 

@@ -18,7 +18,7 @@ use super::{RunError, RunOptions, Runner};
 use crate::load::{Problem, load_str};
 use crate::spec::StepKind;
 use crate::store::{
-    RunStatus, StepRecord, StepStatus, StepStatusField, Store, WaitRecord, hostname,
+    Event, RunStatus, StepRecord, StepStatus, StepStatusField, Store, WaitRecord, hostname,
 };
 use crate::summary::RunSummary;
 
@@ -389,7 +389,7 @@ async fn edit(
         gate.status = StepStatusField(StepStatus::Done);
         gate.verdict = Some("EDITED_BY_PERSON".to_owned());
         gate.ended_ms = Some(crate::store::now_ms());
-        runner.store.decide(&runner.run_id, &gate, "edited")?;
+        runner.store.decide(&runner.run_id, &gate, Event::Edited)?;
         if let Some(g) = runner.wf.step_index(&wait.step) {
             runner
                 .outputs
@@ -400,7 +400,7 @@ async fn edit(
     } else {
         runner
             .store
-            .resolve_wait(&runner.run_id, &wait.step, "edited")?;
+            .resolve_wait(&runner.run_id, &wait.step, Event::Edited)?;
     }
     runner.waiting.remove(&wait.step);
     runner.finished.insert(wait.step.clone());
@@ -490,7 +490,7 @@ async fn judge_edit(
             };
             runner
                 .store
-                .put_step(&runner.run_id, record, "edit_refused")?;
+                .put_step(&runner.run_id, record, Event::EditRefused)?;
             Ok(Some((findings, "is failed by its validators")))
         }
     }
@@ -610,7 +610,9 @@ fn approve(runner: &mut Runner, wait: &WaitRecord, mut record: StepRecord) -> Re
         save_best(runner, wait)?;
     }
     record.ended_ms = Some(crate::store::now_ms());
-    runner.store.decide(&runner.run_id, &record, "approved")?;
+    runner
+        .store
+        .decide(&runner.run_id, &record, Event::Approved)?;
     runner.finished.insert(wait.step.clone());
     if !wait.step.contains('[') {
         let output = record.output.clone().unwrap_or(Value::Null);
@@ -679,6 +681,6 @@ fn reject(
     }
     runner
         .store
-        .resolve_wait(&runner.run_id, &wait.step, "rejected")?;
+        .resolve_wait(&runner.run_id, &wait.step, Event::Rejected)?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use super::tree::WriteError;
 use super::validate::Judged;
 use super::{Runner, paths};
 use crate::spec::{OnExhausted, StepKind};
-use crate::store::{StepRecord, StepStatus, StepStatusField, WaitRecord, now_ms};
+use crate::store::{Event, StepRecord, StepStatus, StepStatusField, WaitRecord, now_ms};
 
 /// The checks of every output of one producer run.
 #[derive(Debug, Default)]
@@ -88,7 +88,7 @@ impl Runner {
             started_ms: Some(now_ms()),
             ..StepRecord::default()
         };
-        self.persist(&record, "started");
+        self.persist(&record, Event::Started);
         let files = self.needed_files(index);
         self.wait(&record, "human", message, Vec::new(), files, None);
         End::Waiting
@@ -169,7 +169,9 @@ impl Runner {
         self.tree.claim(&unit.key, &claim);
         let end = match self.route(unit, &resolved, &mut record, feedback).await {
             Ok(end) => end,
-            Err(e) => self.fail(&mut record, vec![config_problem(e)], End::ConfigFailed),
+            // What the route could not do (a view, an agent's provider) is the step's failure,
+            // not the workflow's configuration: only rendering (above) fails as config.
+            Err(e) => self.fail(&mut record, vec![config_problem(e)], End::Failed),
         };
         self.tree.release(&unit.key);
         end
@@ -196,7 +198,7 @@ impl Runner {
                 return Ok(End::Stopped);
             }
             record.attempts += 1;
-            self.persist(record, "attempt");
+            self.persist(record, Event::Attempt);
             self.report(&unit.key, "attempt", format!("attempt {}", record.attempts));
             let produced = self
                 .produce(unit, resolved, record, feedback.take())
@@ -222,7 +224,7 @@ impl Runner {
                     && Runner::has_failing_files(&checked)
                 {
                     record.repair_runs += 1;
-                    self.persist(record, "repair");
+                    self.persist(record, Event::Repair);
                     self.report(
                         &unit.key,
                         "repair",
@@ -243,7 +245,7 @@ impl Runner {
                 }
                 if record.revisions < revise_max {
                     record.revisions += 1;
-                    self.persist(record, "revise");
+                    self.persist(record, Event::Revise);
                     self.report(
                         &unit.key,
                         "revise",
@@ -466,7 +468,7 @@ impl Runner {
         } else {
             StepStatus::DoneWithWarnings
         });
-        self.persist(record, "done");
+        self.persist(record, Event::Done);
         if unit.item.is_none() {
             self.outputs
                 .lock()
@@ -497,7 +499,7 @@ impl Runner {
             return self.fail(record, diagnostics, End::Failed);
         }
         record.status = StepStatusField(StepStatus::Waiting);
-        self.persist(record, "exhausted");
+        self.persist(record, Event::Exhausted);
         let files: Vec<String> = checked
             .files
             .iter()
@@ -535,7 +537,7 @@ impl Runner {
         record.diagnostics = diagnostics;
         record.status = StepStatusField(StepStatus::Failed);
         record.ended_ms = Some(now_ms());
-        self.persist(record, "failed");
+        self.persist(record, Event::Failed);
         self.report(&record.id, "failed", detail);
         end
     }

@@ -14,7 +14,7 @@ use super::produce::{Resolved, Unit};
 use super::prompt::{findings_block, level, located, validator_prompt};
 use super::step::UnitCheck;
 use crate::spec::{ValidateSpec, ValidatorSpec};
-use crate::store::StepRecord;
+use crate::store::{Event, StepRecord};
 
 /// The validators' judgement of one producer run.
 pub(crate) enum Judged {
@@ -89,10 +89,10 @@ impl Runner {
                     record.diagnostics = findings_as_diagnostics(&validator.name(), &findings);
                     if record.validations < spec.max_validation_attempts {
                         record.validations += 1;
-                        self.persist(record, "validation_failed");
+                        self.persist(record, Event::ValidationFailed);
                         return Ok(Judged::Revise(findings_block(&validator.name(), &findings)));
                     }
-                    self.persist(record, "validation_exhausted");
+                    self.persist(record, Event::ValidationExhausted);
                     return Ok(Judged::Exhausted(findings_as_diagnostics(
                         &validator.name(),
                         &findings,
@@ -102,7 +102,7 @@ impl Runner {
         }
         record.verdict = Some(level(worst).to_owned());
         record.warnings.extend(warnings);
-        self.persist(record, "validated");
+        self.persist(record, Event::Validated);
         Ok(Judged::Accept)
     }
 

@@ -58,30 +58,55 @@ pub(super) fn copy_tree(shared: &Path, root: &Path) -> std::io::Result<Manifest>
         let Ok(rel) = entry.path().strip_prefix(shared) else {
             continue;
         };
-        if rel.as_os_str().is_empty() {
+        if rel.as_os_str().is_empty() || in_flight(rel) {
             continue;
         }
         let Some(kind) = entry.file_type() else {
             continue;
         };
-        let dest = root.join(rel);
-        if kind.is_dir() {
-            std::fs::create_dir_all(&dest)?;
-        } else if kind.is_symlink() {
-            let target = std::fs::read_link(entry.path())?;
-            std::os::unix::fs::symlink(&target, &dest)?;
-            manifest
-                .entries
-                .insert(rel.to_path_buf(), Entry::Symlink(target));
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &dest)?;
-            let stamp = Stamp::of(&std::fs::symlink_metadata(&dest)?);
-            manifest
-                .entries
-                .insert(rel.to_path_buf(), Entry::File(stamp));
+        // Other units' change sets are applied while this copy is made: an entry that is gone
+        // by the time it is copied (renamed over, removed) is left out, as if the copy had
+        // been made a moment earlier or later.
+        match copy_entry(entry.path(), &root.join(rel), kind) {
+            Ok(Some(e)) => {
+                manifest.entries.insert(rel.to_path_buf(), e);
+            }
+            Ok(None) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(manifest)
+}
+
+/// Copies one entry of the shared tree to `dest`; what the manifest records of it.
+fn copy_entry(
+    source: &Path,
+    dest: &Path,
+    kind: std::fs::FileType,
+) -> std::io::Result<Option<Entry>> {
+    if kind.is_dir() {
+        std::fs::create_dir_all(dest)?;
+        Ok(None)
+    } else if kind.is_symlink() {
+        let target = std::fs::read_link(source)?;
+        std::os::unix::fs::symlink(&target, dest)?;
+        Ok(Some(Entry::Symlink(target)))
+    } else if kind.is_file() {
+        std::fs::copy(source, dest)?;
+        Ok(Some(Entry::File(Stamp::of(&std::fs::symlink_metadata(
+            dest,
+        )?))))
+    } else {
+        Ok(None)
+    }
+}
+
+/// A file being written atomically by the engine (`.rectify-tmp-*`, renamed into place).
+fn in_flight(rel: &Path) -> bool {
+    rel.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".rectify-tmp-"))
 }
 
 /// What differs in `root` from `manifest`: deletions first, then writes. A file whose stamp

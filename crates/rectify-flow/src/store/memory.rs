@@ -8,8 +8,8 @@ use std::sync::{Mutex, MutexGuard};
 use sha2::{Digest, Sha256};
 
 use super::{
-    CallRecord, EVENTS_WITH_DIAGNOSTICS, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord,
-    StepStatus, StepStatusField, StoreError, WaitRecord, hostname, now_ms,
+    CallRecord, Event, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StepStatus,
+    StepStatusField, StoreError, WaitRecord, hostname, now_ms,
 };
 
 /// The in-memory store.
@@ -85,10 +85,10 @@ impl State {
 }
 
 impl Run {
-    fn event(&mut self, step: &str, kind: &str, diagnostics: Vec<rectify_core::Diagnostic>) {
+    fn event(&mut self, step: &str, kind: Event, diagnostics: Vec<rectify_core::Diagnostic>) {
         self.events.push(EventRecord {
             step: step.to_owned(),
-            kind: kind.to_owned(),
+            kind: kind.as_str().to_owned(),
             at_ms: now_ms(),
             diagnostics,
         });
@@ -216,11 +216,11 @@ impl Memory {
         &self,
         run: &str,
         step: &StepRecord,
-        event: &str,
+        event: Event,
     ) -> Result<(), StoreError> {
         let mut state = self.state();
         let r = state.run_mut(run)?;
-        let diagnostics = if EVENTS_WITH_DIAGNOSTICS.contains(&event) {
+        let diagnostics = if event.keeps_diagnostics() {
             step.diagnostics.clone()
         } else {
             Vec::new()
@@ -234,7 +234,7 @@ impl Memory {
         &self,
         run: &str,
         step: &StepRecord,
-        decision: &str,
+        decision: Event,
     ) -> Result<(), StoreError> {
         let mut state = self.state();
         let r = state.run_mut(run)?;
@@ -342,7 +342,7 @@ impl Memory {
         if let Some(&i) = r.step_index.get(&wait.step) {
             r.steps[i].status = StepStatusField(StepStatus::Waiting);
         }
-        r.event(&wait.step, "waiting", Vec::new());
+        r.event(&wait.step, Event::Waiting, Vec::new());
         Ok(())
     }
 
@@ -360,7 +360,7 @@ impl Memory {
         &self,
         run: &str,
         step: &str,
-        decision: &str,
+        decision: Event,
     ) -> Result<(), StoreError> {
         let mut state = self.state();
         let r = state.run_mut(run)?;
@@ -434,7 +434,7 @@ impl Memory {
         Ok(mine)
     }
 
-    pub(super) fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
+    pub(super) fn event(&self, run: &str, step: &str, kind: Event) -> Result<(), StoreError> {
         self.state().run_mut(run)?.event(step, kind, Vec::new());
         Ok(())
     }

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use records::{
-    CallOutcome, CallRecord, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord, StepStatus,
-    StepStatusField, WaitRecord,
+    CallOutcome, CallRecord, Event, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord,
+    StepStatus, StepStatusField, WaitRecord,
 };
 
 /// A store failure (the database cannot be opened or written).
@@ -148,7 +148,7 @@ impl Store {
     }
 
     /// Writes a step's whole row (insert or replace) and, in the same transaction, an event.
-    pub fn put_step(&self, run: &str, step: &StepRecord, event: &str) -> Result<(), StoreError> {
+    pub fn put_step(&self, run: &str, step: &StepRecord, event: Event) -> Result<(), StoreError> {
         dispatch!(self.put_step(run, step, event))
     }
 
@@ -156,7 +156,7 @@ impl Store {
     /// step's whole row, resolves the wait and adds one event named `decision` — one
     /// transaction, so the step is never done while its wait is still open, and one decision
     /// is one event.
-    pub fn decide(&self, run: &str, step: &StepRecord, decision: &str) -> Result<(), StoreError> {
+    pub fn decide(&self, run: &str, step: &StepRecord, decision: Event) -> Result<(), StoreError> {
         dispatch!(self.decide(run, step, decision))
     }
 
@@ -223,7 +223,7 @@ impl Store {
 
     /// Marks the open wait of `step` resolved with `decision` (`approved`, `rejected`, ...),
     /// in one transaction with its event.
-    pub fn resolve_wait(&self, run: &str, step: &str, decision: &str) -> Result<(), StoreError> {
+    pub fn resolve_wait(&self, run: &str, step: &str, decision: Event) -> Result<(), StoreError> {
         dispatch!(self.resolve_wait(run, step, decision))
     }
 
@@ -269,7 +269,7 @@ impl Store {
     }
 
     /// Adds an event.
-    pub fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
+    pub fn event(&self, run: &str, step: &str, kind: Event) -> Result<(), StoreError> {
         dispatch!(self.event(run, step, kind))
     }
 
@@ -300,17 +300,6 @@ impl Store {
         dispatch!(self.run_bytes(run))
     }
 }
-
-/// The events whose record keeps the step's diagnostics of the moment (what an attempt was
-/// sent back for, why a step stopped); both backends keep them with these and no others.
-const EVENTS_WITH_DIAGNOSTICS: [&str; 6] = [
-    "repair",
-    "revise",
-    "exhausted",
-    "failed",
-    "validation_failed",
-    "validation_exhausted",
-];
 
 fn json_or_null<T: serde::Serialize>(items: &[T]) -> Result<Option<String>, serde_json::Error> {
     if items.is_empty() {

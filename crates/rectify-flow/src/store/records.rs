@@ -112,6 +112,129 @@ impl StepStatus {
     }
 }
 
+/// What happened to a step: the `kind` of a row of the `events` table. Written with the step's
+/// row in one transaction; the kind decides how durable that commit is
+/// ([`Event::ends_unit`]) and whether the event keeps the step's diagnostics of the moment
+/// ([`Event::keeps_diagnostics`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A unit started.
+    Started,
+    /// An attempt is about to be made (the producer asked).
+    Attempt,
+    /// The output is sent to a repair (deterministic or a repair agent).
+    Repair,
+    /// The producer is asked again with the problems.
+    Revise,
+    /// A validator failed the work; the producer revises.
+    ValidationFailed,
+    /// The validators judged the work (PASS or WARN).
+    Validated,
+    /// Finished, valid.
+    Done,
+    /// Finished, valid, with validator warnings.
+    DoneWithWarnings,
+    /// Retries spent (escalated or failed, per `on_exhausted`).
+    Exhausted,
+    /// The step failed.
+    Failed,
+    /// Not run because a step it needs failed.
+    Skipped,
+    /// Not started.
+    Pending,
+    /// Running (a `foreach` item's row).
+    Running,
+    /// Paused for a person.
+    Waiting,
+    /// Validation attempts spent.
+    ValidationExhausted,
+    /// Every item of a `foreach` has ended.
+    ItemsFinished,
+    /// A person's edit was refused (invalid, or judged FAIL by the validators).
+    EditRefused,
+    /// A person approved.
+    Approved,
+    /// A person rejected, with feedback.
+    Rejected,
+    /// A person edited the output.
+    Edited,
+    /// A note an embedder records ([`crate::Store::event`]).
+    Noted,
+}
+
+impl Event {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Started => "started",
+            Event::Attempt => "attempt",
+            Event::Repair => "repair",
+            Event::Revise => "revise",
+            Event::ValidationFailed => "validation_failed",
+            Event::Validated => "validated",
+            Event::Done => "done",
+            Event::DoneWithWarnings => "done_with_warnings",
+            Event::Exhausted => "exhausted",
+            Event::Failed => "failed",
+            Event::Skipped => "skipped",
+            Event::Pending => "pending",
+            Event::Running => "running",
+            Event::Waiting => "waiting",
+            Event::ValidationExhausted => "validation_exhausted",
+            Event::ItemsFinished => "items_finished",
+            Event::EditRefused => "edit_refused",
+            Event::Approved => "approved",
+            Event::Rejected => "rejected",
+            Event::Edited => "edited",
+            Event::Noted => "noted",
+        }
+    }
+
+    /// Whether the event ends a unit's work or records a decision: its commit is fsynced,
+    /// and makes every earlier commit durable with it (group commit). The others are a
+    /// unit's intermediate changes, kept when the process is killed and fsynced by the end
+    /// that follows them.
+    pub fn ends_unit(self) -> bool {
+        !matches!(
+            self,
+            Event::Started
+                | Event::Attempt
+                | Event::Repair
+                | Event::Revise
+                | Event::ValidationFailed
+                | Event::Validated
+        )
+    }
+
+    /// Whether the event's record keeps the step's diagnostics of the moment (what an
+    /// attempt was sent back for, why a step stopped).
+    pub fn keeps_diagnostics(self) -> bool {
+        matches!(
+            self,
+            Event::Repair
+                | Event::Revise
+                | Event::Exhausted
+                | Event::Failed
+                | Event::ValidationFailed
+                | Event::ValidationExhausted
+        )
+    }
+}
+
+impl From<StepStatus> for Event {
+    fn from(status: StepStatus) -> Event {
+        match status {
+            StepStatus::Pending => Event::Pending,
+            StepStatus::Running => Event::Running,
+            StepStatus::Done => Event::Done,
+            StepStatus::DoneWithWarnings => Event::DoneWithWarnings,
+            StepStatus::Waiting => Event::Waiting,
+            StepStatus::Failed => Event::Failed,
+            StepStatus::Skipped => Event::Skipped,
+        }
+    }
+}
+
 /// A run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunRecord {
@@ -225,8 +348,8 @@ pub struct CallRecord {
 pub struct EventRecord {
     /// The step (or item).
     pub step: String,
-    /// What happened: `started`, `attempt`, `repair`, `revise`, `validated`, `done`, `waiting`,
-    /// a person's decision, ...
+    /// What happened: an [`Event`]'s name (`started`, `attempt`, `repair`, `revise`,
+    /// `validated`, `done`, `waiting`, a person's decision, ...), as stored.
     pub kind: String,
     /// When (ms since the epoch).
     pub at_ms: i64,

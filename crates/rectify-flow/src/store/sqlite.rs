@@ -9,9 +9,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::{
-    CallOutcome, CallRecord, EVENTS_WITH_DIAGNOSTICS, EventRecord, LinkRecord, RunRecord,
-    RunStatus, StepRecord, StoreError, WaitRecord, hostname, json_or_null, now_ms,
-    parse_or_default, records, schema,
+    CallOutcome, CallRecord, Event, EventRecord, LinkRecord, RunRecord, RunStatus, StepRecord,
+    StoreError, WaitRecord, hostname, json_or_null, now_ms, parse_or_default, records, schema,
 };
 
 /// The SQLite backend: one connection, each method one transaction.
@@ -212,21 +211,20 @@ impl Sqlite {
         &self,
         run: &str,
         step: &StepRecord,
-        event: &str,
+        event: Event,
     ) -> Result<(), StoreError> {
         // A unit's intermediate changes are followed by its end (`done`, `exhausted`,
         // `failed`, a wait), which is fsynced.
-        let commit = match event {
-            "started" | "attempt" | "repair" | "revise" | "validation_failed" | "validated" => {
-                Commit::Process
-            }
-            _ => Commit::Disk,
+        let commit = if event.ends_unit() {
+            Commit::Disk
+        } else {
+            Commit::Process
         };
         self.write(commit, |tx| {
             upsert_step(tx, run, step)?;
             // The diagnostics of the moment go with the events that act on them (what an
             // attempt was sent back for, why a step stopped), not with every event.
-            let detail = if EVENTS_WITH_DIAGNOSTICS.contains(&event) {
+            let detail = if event.keeps_diagnostics() {
                 json_or_null(&step.diagnostics)?
             } else {
                 None
@@ -234,7 +232,7 @@ impl Sqlite {
             tx.prepare_cached(INSERT_EVENT)?.execute(params![
                 run,
                 step.id,
-                event,
+                event.as_str(),
                 now_ms(),
                 detail
             ])?;
@@ -248,7 +246,7 @@ impl Sqlite {
         &self,
         run: &str,
         step: &StepRecord,
-        decision: &str,
+        decision: Event,
     ) -> Result<(), StoreError> {
         self.write(Commit::Disk, |tx| {
             upsert_step(tx, run, step)?;
@@ -259,7 +257,7 @@ impl Sqlite {
             tx.prepare_cached(INSERT_EVENT)?.execute(params![
                 run,
                 step.id,
-                decision,
+                decision.as_str(),
                 now_ms(),
                 None::<String>
             ])?;
@@ -468,7 +466,13 @@ impl Sqlite {
         )?;
         tx.execute(
             INSERT_EVENT,
-            params![run, wait.step, "waiting", now_ms(), None::<String>],
+            params![
+                run,
+                wait.step,
+                Event::Waiting.as_str(),
+                now_ms(),
+                None::<String>
+            ],
         )?;
         tx.commit()?;
         Ok(())
@@ -511,7 +515,7 @@ impl Sqlite {
         &self,
         run: &str,
         step: &str,
-        decision: &str,
+        decision: Event,
     ) -> Result<(), StoreError> {
         let mut conn = self.conn();
         self.sync(&conn, Commit::Disk)?;
@@ -522,7 +526,7 @@ impl Sqlite {
         )?;
         tx.execute(
             INSERT_EVENT,
-            params![run, step, decision, now_ms(), None::<String>],
+            params![run, step, decision.as_str(), now_ms(), None::<String>],
         )?;
         tx.commit()?;
         Ok(())
@@ -606,13 +610,13 @@ impl Sqlite {
     }
 
     /// Adds an event.
-    pub(super) fn event(&self, run: &str, step: &str, kind: &str) -> Result<(), StoreError> {
+    pub(super) fn event(&self, run: &str, step: &str, kind: Event) -> Result<(), StoreError> {
         let conn = self.conn();
         self.sync(&conn, Commit::Disk)?;
         conn.prepare_cached(INSERT_EVENT)?.execute(params![
             run,
             step,
-            kind,
+            kind.as_str(),
             now_ms(),
             None::<String>
         ])?;

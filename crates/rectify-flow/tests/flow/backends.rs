@@ -7,13 +7,19 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use rectify_core::{Diagnostic, Location};
 use rectify_flow::store::{
-    CallOutcome, CallRecord, RunRecord, RunStatus, StepRecord, StepStatus, StepStatusField, Store,
-    WaitRecord,
+    CallOutcome, CallRecord, Event, RunRecord, RunStatus, StepRecord, StepStatus, StepStatusField,
+    Store, WaitRecord,
 };
 
 const RUNS: [&str; 3] = ["run-a", "run-b", "run-c"];
 const STEPS: [&str; 3] = ["plan", "code", "implement[T1]"];
-const EVENTS: [&str; 5] = ["started", "attempt", "revise", "done", "failed"];
+const EVENTS: [Event; 5] = [
+    Event::Started,
+    Event::Attempt,
+    Event::Revise,
+    Event::Done,
+    Event::Failed,
+];
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -177,14 +183,23 @@ fn apply(store: &Store, op: &Op) -> String {
         }
         Op::Resolve(r, s) => format!(
             "{:?}",
-            store.resolve_wait(RUNS[*r], STEPS[*s], "approved").is_ok()
+            store
+                .resolve_wait(RUNS[*r], STEPS[*s], Event::Approved)
+                .is_ok()
         ),
         Op::Decide(r, s, a, st, human) => {
             let record = step_record(STEPS[*s], *a, *st, false);
-            let decision = if *human { "approved" } else { "edited" };
+            let decision = if *human {
+                Event::Approved
+            } else {
+                Event::Edited
+            };
             format!("{:?}", store.decide(RUNS[*r], &record, decision).is_ok())
         }
-        Op::Event(r, s) => format!("{:?}", store.event(RUNS[*r], STEPS[*s], "noted").is_ok()),
+        Op::Event(r, s) => format!(
+            "{:?}",
+            store.event(RUNS[*r], STEPS[*s], Event::Noted).is_ok()
+        ),
         Op::TakeLease(r, expect_holder) => {
             let holder = store.lease(RUNS[*r]).unwrap();
             let expected = if *expect_holder {
@@ -266,8 +281,8 @@ fn a_change_to_a_run_the_store_does_not_have_is_an_error_in_both() {
         Store::in_memory().unwrap(),
     ] {
         let step = step_record("plan", 1, 0, false);
-        assert!(store.put_step("nope", &step, "started").is_err());
-        assert!(store.event("nope", "plan", "noted").is_err());
+        assert!(store.put_step("nope", &step, Event::Started).is_err());
+        assert!(store.event("nope", "plan", Event::Noted).is_err());
         assert!(store.steps("nope").unwrap().is_empty());
         assert!(store.run("nope").unwrap().is_none());
     }

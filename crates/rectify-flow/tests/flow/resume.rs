@@ -152,7 +152,9 @@ fn an_interrupted_step_replays_its_recorded_answer_instead_of_asking_again() {
         .unwrap();
     b.status = rectify_flow::store::StepStatusField(rectify_flow::store::StepStatus::Running);
     b.attempts = 1;
-    store.put_step(&s.run_id, &b, "started").unwrap();
+    store
+        .put_step(&s.run_id, &b, rectify_flow::store::Event::Started)
+        .unwrap();
     store.set_run_status(&s.run_id, RunStatus::Running).unwrap();
     let resumed = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
     assert_eq!(resumed.status, RunStatus::Completed, "{resumed:#?}");
@@ -196,7 +198,9 @@ fn a_replay_restores_declared_outputs_only_never_a_later_change_to_another_file(
         .unwrap();
     a.status = rectify_flow::store::StepStatusField(rectify_flow::store::StepStatus::Running);
     a.validations = 0;
-    store.put_step(&s.run_id, &a, "started").unwrap();
+    store
+        .put_step(&s.run_id, &a, rectify_flow::store::Event::Started)
+        .unwrap();
     store.set_run_status(&s.run_id, RunStatus::Running).unwrap();
     let resumed = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
     assert_eq!(resumed.status, RunStatus::Completed, "{resumed:#?}");

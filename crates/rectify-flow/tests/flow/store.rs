@@ -77,7 +77,9 @@ fn a_store_written_by_version_1_opens_and_its_calls_read_back() {
     }
     let store = Store::open(&f.work).unwrap();
     assert_eq!(kinds(&store), before, "events read back in their order");
-    store.event(&s.run_id, "count", "noted").unwrap();
+    store
+        .event(&s.run_id, "count", rectify_flow::store::Event::Noted)
+        .unwrap();
     let after = kinds(&store);
     assert_eq!(after.last().unwrap().1, "noted", "a new event comes last");
     assert_eq!(after.len(), before.len() + 1);
