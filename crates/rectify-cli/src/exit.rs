@@ -1,4 +1,4 @@
-//! Exit codes (DESIGN.md §5) and how errors map to them.
+//! Exit codes (docs/architecture.md, "Wire formats and exit codes") and how errors map to them.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -82,9 +82,10 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     class_of(err)
 }
 
-/// The exit status an error's class calls for (DESIGN.md §5): a provider failure anywhere in
-/// the cause chain exits 4 (2 when the provider was misconfigured); every other error that
-/// ends a command before it has a result is a usage or configuration error, 2.
+/// The exit status an error's class calls for (docs/architecture.md, "Wire formats and exit
+/// codes"): a provider failure anywhere in the cause chain exits 4 (2 when the provider was
+/// misconfigured); every other error that ends a command before it has a result is a usage or
+/// configuration error, 2.
 pub fn class_of(err: &anyhow::Error) -> ExitStatus {
     let provider = err
         .chain()

@@ -1,4 +1,5 @@
-//! Workflows (DESIGN.md §11): multi-step agent pipelines as one YAML file.
+//! Workflows (docs/architecture.md, "The path of one workflow unit"): multi-step agent pipelines as
+//! one YAML file.
 //!
 //! A workflow names providers, agents (Markdown with YAML front matter) and steps. Each step
 //! runs an agent that writes files or answers; every output is read with its format, repaired

@@ -1,5 +1,5 @@
 //! The run summary: what `rectify run`, `resume` and `status RUN` print with `--output json`
-//! (DESIGN.md §11.3).
+//! (docs/architecture.md, "Wire formats and exit codes").
 
 use rectify_core::Diagnostic;
 use serde::{Deserialize, Serialize};

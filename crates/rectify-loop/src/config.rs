@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// How the feedback on a failed attempt reaches the model (DESIGN.md §7).
+/// How the feedback on a failed attempt reaches the model (docs/architecture.md, "Feedback and
+/// error memory").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FeedbackMode {

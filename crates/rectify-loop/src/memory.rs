@@ -1,5 +1,5 @@
-//! Cross-step error memory (DESIGN.md §7): recent mistakes of earlier steps, shown to each
-//! new step as a short "avoid these mistakes" note.
+//! Cross-step error memory (docs/architecture.md, "Feedback and error memory"): recent mistakes of
+//! earlier steps, shown to each new step as a short "avoid these mistakes" note.
 
 use std::collections::VecDeque;
 

@@ -1,5 +1,6 @@
-//! Verdicts of validator agents (DESIGN.md §8): `**Verdict: PASS|WARN|FAIL**` and a
-//! `**Findings:**` list of `- [PASS|WARN|FAIL] text (file:line)`.
+//! Verdicts of validator agents (docs/architecture.md, "Validators and verdicts"):
+//! `**Verdict: PASS|WARN|FAIL**` and a `**Findings:**` list of `- [PASS|WARN|FAIL] text
+//! (file:line)`.
 
 use std::sync::LazyLock;
 

@@ -1,5 +1,6 @@
-//! The rules file (DESIGN §6): checks that JSON Schema cannot express, such as references
-//! into another document, uniqueness, non-empty alternatives and Markdown structure.
+//! The rules file (docs/architecture.md, "Checking and repairing a document"): checks that JSON
+//! Schema cannot express, such as references into another document, uniqueness, non-empty
+//! alternatives and Markdown structure.
 //!
 //! ```
 //! use std::collections::BTreeMap;

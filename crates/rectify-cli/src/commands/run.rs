@@ -218,7 +218,8 @@ fn release(store: &Store, run_id: &str) -> String {
     }
 }
 
-/// Prints the summary and maps the run's status to the exit status (DESIGN.md §11.3).
+/// Prints the summary and maps the run's status to the exit status (docs/architecture.md, "Wire
+/// formats and exit codes").
 pub fn finish(
     summary: &RunSummary,
     output: Output,

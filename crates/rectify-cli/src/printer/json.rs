@@ -1,4 +1,5 @@
-//! The `--output json` wire format of `rectify check` (DESIGN.md §5).
+//! The `--output json` wire format of `rectify check` (docs/architecture.md, "Wire formats and exit
+//! codes").
 
 use rectify_core::{Diagnostic, Repair};
 use serde::Serialize;

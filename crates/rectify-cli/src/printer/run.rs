@@ -1,4 +1,4 @@
-//! Printing a workflow run: the §11.3 JSON wire format, and a summary for people.
+//! Printing a workflow run: the JSON wire format (docs/output.md), and a summary for people.
 
 use std::fmt::Write as _;
 use std::io::Write;

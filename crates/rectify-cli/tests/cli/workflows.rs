@@ -1,6 +1,6 @@
 //! `rectify run` and `rectify status` on the workflow examples under `examples/workflows/`,
 //! each run in a temporary copy of its example (the stand-in agents are scripts of the example,
-//! run in the working directory) and asserting the §11.3 JSON, the exit codes and what the
+//! run in the working directory) and asserting the documented JSON, the exit codes and what the
 //! agents received (the stand-ins keep every prompt in `.prompts/`).
 
 use std::path::{Path, PathBuf};

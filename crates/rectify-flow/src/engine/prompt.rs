@@ -85,7 +85,8 @@ fn push_part(out: &mut String, part: &str) {
 }
 
 /// The problems of the previous output, as a `## PREVIOUS VALIDATION FAILED` block: compact,
-/// de-duplicated, capped (DESIGN.md §7), each line naming its file.
+/// de-duplicated, capped (docs/architecture.md, "Feedback and error memory"), each line naming its
+/// file.
 pub fn problems_block(files: &[(String, Vec<Diagnostic>)]) -> String {
     let mut out = format!(
         "{FAILED_HEADER}\n\nYour previous output did not pass validation. Fix these problems and keep everything else:"

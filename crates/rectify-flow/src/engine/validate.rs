@@ -1,6 +1,7 @@
-//! Validators (seed 001, DESIGN.md §8): agents whose answer ends in a verdict, or commands
-//! (exit 0 is PASS). Run one at a time across the whole run. PASS accepts, WARN accepts and
-//! records, FAIL re-runs the producer with the findings, no verdict is FAIL.
+//! Validators (seed 001; docs/architecture.md, "Validators and verdicts"): agents whose answer ends
+//! in a verdict, or commands (exit 0 is PASS). Run one at a time across the whole run. PASS
+//! accepts, WARN accepts and records, FAIL re-runs the producer with the findings, no verdict is
+//! FAIL.
 
 use std::fmt::Write as _;
 

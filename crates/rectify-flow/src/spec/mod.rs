@@ -1,5 +1,6 @@
-//! The workflow file as written (DESIGN.md §11.1): plain serde types, every struct closed to
-//! unknown keys so that a misspelt key is a located configuration error.
+//! The workflow file as written (docs/architecture.md, "Workflows: loading a file"): plain serde
+//! types, every struct closed to unknown keys so that a misspelt key is a located configuration
+//! error.
 
 mod agent;
 
@@ -141,7 +142,7 @@ fn sixteen_mib() -> u64 {
     16 * 1024 * 1024
 }
 
-/// Sizes of the cross-step error memory (DESIGN.md §7).
+/// Sizes of the cross-step error memory (docs/architecture.md, "Feedback and error memory").
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySpec {

@@ -1,8 +1,8 @@
-//! The store (DESIGN.md §11.2): SQLite in `.rectify/rectify.db`, WAL, one transaction per
-//! state change, committed before the next side effect. A unit's intermediate changes (its
-//! attempt, raw answers, kept files) are committed with `synchronous=NORMAL` — kept when the
-//! process is killed — and fsynced by the `synchronous=FULL` commit of the unit's end, of a
-//! wait or of a decision (group commit): a power failure loses at most the units in progress,
+//! The store (docs/architecture.md, "The store"): SQLite in `.rectify/rectify.db`, WAL, one
+//! transaction per state change, committed before the next side effect. A unit's intermediate
+//! changes (its attempt, raw answers, kept files) are committed with `synchronous=NORMAL` — kept
+//! when the process is killed — and fsynced by the `synchronous=FULL` commit of the unit's end, of
+//! a wait or of a decision (group commit): a power failure loses at most the units in progress,
 //! which resume runs again.
 //!
 //! It keeps runs (the workflow pinned by hash and copy, inputs, status, the error memory,

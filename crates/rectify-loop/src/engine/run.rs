@@ -207,7 +207,7 @@ impl<'a, T> Run<'a, T> {
             notices: response.notices,
         };
         // A refusal is a content failure: re-asked once with it as feedback; a second one ends
-        // the run (DESIGN §1).
+        // the run (docs/architecture.md, "The path of one answer").
         if attempt.finish_reason == FinishReason::Refusal && self.refusals() > 0 {
             return Some(self.refused(attempt));
         }

@@ -1,5 +1,5 @@
-//! The feedback sent to the model after a failed attempt (DESIGN.md §7): a compact,
-//! de-duplicated, capped list of `path: what was wrong (got …, expected …)`.
+//! The feedback sent to the model after a failed attempt (docs/architecture.md, "Feedback and error
+//! memory"): a compact, de-duplicated, capped list of `path: what was wrong (got …, expected …)`.
 
 mod conversation;
 
