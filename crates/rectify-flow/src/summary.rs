@@ -4,7 +4,7 @@
 use rectify_core::Diagnostic;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{RunStatus, Store, StoreError, WaitRecord};
+use crate::store::{RunStatus, StepStatus, Store, StoreError, WaitRecord};
 
 /// A run as the CLI reports it (and as a Restate endpoint returns it to `rectify run --on`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -41,6 +41,28 @@ pub enum Failure {
     /// A step's configuration, rendered, is wrong: an output path that escapes the working
     /// directory or names `.git/` or `.rectify/`, a template that names nothing.
     Config,
+}
+
+impl Failure {
+    /// The class of a failed run, read from its steps' records (so `status` tells it as the
+    /// run's own process did): a step failed on its provider (`provider.failed`), else on
+    /// its rendered configuration (`flow.config`); `None` when steps failed on their content.
+    pub fn of(steps: &[StepSummary]) -> Option<Failure> {
+        let first_codes = steps
+            .iter()
+            .filter(|s| s.status == StepStatus::Failed.as_str())
+            .filter_map(|s| s.diagnostics.first())
+            .map(|d| d.code.as_str());
+        let mut class = None;
+        for code in first_codes {
+            match code {
+                "provider.failed" => return Some(Failure::Provider),
+                "flow.config" => class = Some(Failure::Config),
+                _ => {}
+            }
+        }
+        class
+    }
 }
 
 /// What a paused run waits for.
@@ -140,7 +162,7 @@ impl RunSummary {
                 "the run `{run}` was interrupted: nothing runs it; `rectify resume {run}` continues it"
             ));
         }
-        let steps = store
+        let steps: Vec<StepSummary> = store
             .steps(run)?
             .into_iter()
             .map(|s| StepSummary {
@@ -161,13 +183,18 @@ impl RunSummary {
                 cost_usd: s.cost.unwrap_or(0.0),
             })
             .collect();
+        let failure = if status == RunStatus::Failed {
+            Failure::of(&steps)
+        } else {
+            None
+        };
         Ok(Some(RunSummary {
             run_id: record.id,
             workflow: record.workflow,
             status,
             waiting: waits.first().cloned(),
             waits: if waits.len() > 1 { waits } else { Vec::new() },
-            failure: None,
+            failure,
             steps,
             notes,
         }))

@@ -233,6 +233,19 @@ fn an_output_path_that_escapes_once_rendered_exits_2_before_any_agent_runs() {
             .as_str()
             .unwrap_or_default();
         assert!(message.contains(why), "{path}: {summary:#}");
+        // `status` reads the class from the store, as the run's own process reported it.
+        let status = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+            .args([
+                "status",
+                summary["run_id"].as_str().unwrap(),
+                "--output",
+                "json",
+            ])
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        assert_eq!(status["failure"], "config", "{status:#}");
     }
     assert!(!work.join("ran").exists(), "no agent ran");
     assert!(!dir.path().join("outside.txt").exists());

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::load::{Problem, Workflow};
 use crate::spec::InputType;
 use crate::store::{Event, RunRecord, RunStatus, StepRecord, Store, StoreError, now_ms};
-use crate::summary::{Failure, RunSummary};
+use crate::summary::RunSummary;
 use crate::template::Templates;
 
 pub use confine::Allowed;
@@ -285,15 +285,8 @@ impl Runner {
         self.persist_skipped(&ends)?;
         let status = run_status(&ends);
         self.store.set_run_status(&self.run_id, status)?;
-        let mut summary = RunSummary::load(&self.store, &self.run_id)?;
-        summary.failure = if ends.contains(&End::ProviderFailed) {
-            Some(Failure::Provider)
-        } else if ends.contains(&End::ConfigFailed) {
-            Some(Failure::Config)
-        } else {
-            None
-        };
-        Ok(summary)
+        // The failure class is read from the stored steps (`Failure::of`), as `status` reads it.
+        Ok(RunSummary::load(&self.store, &self.run_id)?)
     }
 
     /// Records the steps skipped behind a failure (once: a step already recorded skipped by

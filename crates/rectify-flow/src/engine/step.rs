@@ -171,7 +171,7 @@ impl Runner {
             Ok(end) => end,
             // What the route could not do (a view, an agent's provider) is the step's failure,
             // not the workflow's configuration: only rendering (above) fails as config.
-            Err(e) => self.fail(&mut record, vec![config_problem(e)], End::Failed),
+            Err(e) => self.fail(&mut record, vec![step_problem(e)], End::Failed),
         };
         self.tree.release(&unit.key);
         end
@@ -580,6 +580,11 @@ fn file_problem(code: &str, path: &str, why: &str) -> Checked {
         ],
         ..Checked::default()
     }
+}
+
+/// A step that could not be run (its agent's view, a repair or validator agent's provider).
+fn step_problem(message: String) -> Diagnostic {
+    Diagnostic::error("flow.step", Location::root(), message).source("workflow")
 }
 
 pub(crate) fn config_problem(message: String) -> Diagnostic {
