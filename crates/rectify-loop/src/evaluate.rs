@@ -66,13 +66,24 @@ pub(crate) fn evaluate(
     if let Some(value) = &repaired.value {
         diagnostics.extend(task.check_value(value));
     }
-    if *finish == FinishReason::Length {
-        diagnostics.push(truncated());
-    }
-    if *finish == FinishReason::Refusal {
-        diagnostics.insert(0, refused(text));
+    match finish_problem(finish, text) {
+        Some(d) if d.code == REFUSED => diagnostics.insert(0, d),
+        Some(d) => diagnostics.push(d),
+        None => {}
     }
     Report::new(repaired.value, diagnostics, repaired.repairs)
+}
+
+/// What the reason a model stopped says about its answer, for every caller that judges one
+/// (the loop, and each workflow step): cut off at the token limit (`response.truncated`, an
+/// error even when repair could close the answer) or refused (`response.refused`); `None`
+/// when it finished.
+pub fn finish_problem(finish: &FinishReason, text: &str) -> Option<Diagnostic> {
+    match finish {
+        FinishReason::Length => Some(truncated()),
+        FinishReason::Refusal => Some(refused(text)),
+        _ => None,
+    }
 }
 
 fn refused(text: &str) -> Diagnostic {

@@ -80,9 +80,16 @@ impl Runner {
             Called::AgentFailed(d) => (String::new(), Usage::default(), Some(d.clone())),
             Called::ProviderFailed(_) => return (called, Vec::new()),
         };
+        let finish = match &called {
+            Called::Answer(r) if r.finish_reason != rectify_provider::FinishReason::Stop => {
+                Some(r.finish_reason.clone())
+            }
+            _ => None,
+        };
         let mut outcome = CallOutcome {
             problems: observed.problems.clone(),
             failed,
+            finish,
             ..CallOutcome::default()
         };
         let mut files = Vec::new();
@@ -268,7 +275,10 @@ fn classify(result: Result<Response, ProviderError>) -> Called {
 fn replayed(call: CallRecord) -> Response {
     Response {
         text: call.raw,
-        finish_reason: rectify_provider::FinishReason::Stop,
+        finish_reason: call
+            .outcome
+            .finish
+            .unwrap_or(rectify_provider::FinishReason::Stop),
         usage: rectify_provider::Usage::new(call.input_tokens, call.output_tokens),
         model: "replayed".to_owned(),
         latency: std::time::Duration::ZERO,

@@ -291,10 +291,14 @@ impl Runner {
             )
             .await;
         match called {
-            Called::Answer(r) => Produced::Ran {
-                answer: Some(r.text),
-                problems,
-            },
+            Called::Answer(r) => {
+                // Judged like `rectify ask` judges an answer: cut off or refused is an error.
+                problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
+                Produced::Ran {
+                    answer: Some(r.text),
+                    problems,
+                }
+            }
             Called::AgentFailed(d) => {
                 problems.push(d);
                 Produced::Ran {
@@ -362,6 +366,7 @@ impl Runner {
                 .await
             {
                 Called::Answer(r) => {
+                    problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
                     let text = strip_fence(&r.text);
                     match self
                         .tree

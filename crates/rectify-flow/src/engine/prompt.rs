@@ -95,6 +95,12 @@ pub fn problems_block(files: &[(String, Vec<Diagnostic>)]) -> String {
     let mut shown = 0;
     for (file, diagnostics) in files {
         let feedback = Feedback::from_diagnostics(diagnostics, &limits);
+        if feedback.truncated {
+            // The loop's feedback words this the same way (`Feedback::render`).
+            out.push_str(
+                "\n- your previous answer was cut off at the output token limit: answer again with a shorter, complete answer",
+            );
+        }
         for item in feedback.items {
             if shown >= limits.max_issues {
                 break;

@@ -395,6 +395,10 @@ pub struct CallOutcome {
     /// The agent ran and failed (non-zero exit, time limit): why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed: Option<Diagnostic>,
+    /// Why the model stopped, when it was not a plain finish (`length`, `refusal`, ...): a
+    /// replayed answer is judged as the original was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<rectify_provider::FinishReason>,
 }
 
 impl CallOutcome {
@@ -404,6 +408,7 @@ impl CallOutcome {
             && self.applied.is_empty()
             && self.problems.is_empty()
             && self.failed.is_none()
+            && self.finish.is_none()
     }
 }
 

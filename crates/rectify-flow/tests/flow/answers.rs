@@ -97,3 +97,102 @@ fn a_markdown_answer_in_a_markdown_fence_after_a_line_of_prose_is_unwrapped_befo
         "# Plan\n\n## Goal\nShip it.\n\n```sh\ncargo test\n```\n\n### Task 1: a\n\n### Task 2: b\n"
     );
 }
+
+/// An API model that answers `answers` in turn (text, why it stopped) and keeps each prompt.
+struct Scripted {
+    answers: std::sync::Mutex<Vec<(&'static str, rectify_provider::FinishReason)>>,
+    prompts: std::sync::Mutex<Vec<String>>,
+}
+
+impl rectify_provider::Provider for Scripted {
+    fn complete<'a>(
+        &'a self,
+        request: &'a rectify_provider::Request,
+    ) -> rectify_provider::CompletionFuture<'a> {
+        let prompt = request
+            .messages
+            .iter()
+            .map(|m| m.content.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.prompts.lock().unwrap().push(prompt);
+        let (text, finish) = self.answers.lock().unwrap().remove(0);
+        Box::pin(async move {
+            Ok(rectify_provider::Response {
+                text: text.to_owned(),
+                finish_reason: finish,
+                usage: rectify_provider::Usage::default(),
+                model: "scripted".to_owned(),
+                latency: std::time::Duration::ZERO,
+                transport_retries: 0,
+                raw: String::new(),
+                notices: Vec::new(),
+            })
+        })
+    }
+
+    fn capabilities(&self) -> rectify_provider::Capabilities {
+        rectify_provider::Capabilities::default()
+    }
+
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+}
+
+struct One(std::sync::Arc<Scripted>);
+
+impl rectify_flow::ProviderFactory for One {
+    fn provider(
+        &self,
+        _spec: &rectify_provider::spec::ProviderSpec,
+        _context: &rectify_flow::engine::CallContext,
+    ) -> Result<std::sync::Arc<dyn rectify_provider::Provider>, rectify_provider::ProviderError>
+    {
+        Ok(self.0.clone())
+    }
+}
+
+/// One judge (issue 35): an answer cut off at the token limit is invalid in a workflow as in
+/// `rectify ask`, even when repair could close it (`{"n": 3` → `{"n": 3}`); the step asks
+/// again, saying why, and saves the complete answer.
+#[test]
+fn a_truncated_answer_is_asked_again_even_when_repair_could_close_it() {
+    use rectify_provider::FinishReason;
+    let f = Fixture::new();
+    f.file(
+        "n.schema.json",
+        r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
+    );
+    f.file("agents/counter.md", "---\nname: counter\n---\nYou count.\n");
+    f.workflow(
+        "name: t\nproviders:\n  api: {kind: openai, model: m}\nagents:\n  counter: agents/counter.md\ndefaults: {provider: api}\nsteps:\n  - id: count\n    agent: counter\n    prompt: count\n    answer: {format: json, schema: n.schema.json, save: out/n.json}\n    on_invalid: {revise: 2}\n",
+    );
+    let model = std::sync::Arc::new(Scripted {
+        answers: std::sync::Mutex::new(vec![
+            ("{\"n\": 3", FinishReason::Length),
+            ("{\"n\": 4}", FinishReason::Stop),
+        ]),
+        prompts: std::sync::Mutex::new(Vec::new()),
+    });
+    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
+    let mut options = rectify_flow::RunOptions::new(&f.work);
+    options.factory = std::sync::Arc::new(One(model.clone()));
+    let store = std::sync::Arc::new(rectify_flow::Store::in_memory().unwrap());
+    let s = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(rectify_flow::run(wf, store, options))
+        .unwrap();
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "count").attempts, 2, "{s:#?}");
+    let saved: serde_json::Value = serde_json::from_str(&f.read("out/n.json")).unwrap();
+    assert_eq!(saved, serde_json::json!({"n": 4}));
+    let prompts = model.prompts.lock().unwrap();
+    assert!(
+        prompts[1].contains("cut off at the output token limit"),
+        "{}",
+        prompts[1]
+    );
+}
