@@ -4,53 +4,105 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use rectify_core::Diagnostic;
-use rectify_flow::RunSummary;
-use rectify_flow::summary::Waiting;
-use serde_json::{Value, json};
+use rectify_flow::summary::{Failure, Tokens, Waiting};
+use rectify_flow::{RunStatus, RunSummary};
+use serde::Serialize;
 
 use super::json::WireDiagnostic;
 
-/// The run summary as JSON, diagnostics in the same shape as `rectify check`.
-pub fn wire(summary: &RunSummary, workdir: &str) -> Value {
-    let diags = |ds: &[Diagnostic]| -> Value {
-        Value::Array(ds.iter().map(|d| json!(WireDiagnostic::from(d))).collect())
-    };
-    let waiting = |w: &Waiting| {
+/// `run`, `resume` and `status RUN` on the wire (`docs/output/run.schema.json`): the run
+/// summary, diagnostics in the same shape as `rectify check`.
+#[derive(Debug, Serialize)]
+pub struct RunWire<'a> {
+    run_id: &'a str,
+    workflow: &'a str,
+    status: RunStatus,
+    waiting: Option<WaitWire<'a>>,
+    steps: Vec<StepWire<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    waits: Vec<WaitWire<'a>>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<Failure>,
+}
+
+/// What a run waits for, with the commands that continue it.
+#[derive(Debug, Serialize)]
+struct WaitWire<'a> {
+    step: &'a str,
+    reason: &'a str,
+    message: Option<&'a str>,
+    diagnostics: Vec<WireDiagnostic<'a>>,
+    files: &'a [String],
+    best: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    best_bytes: Option<usize>,
+    #[serde(rename = "continue")]
+    continue_with: Vec<String>,
+}
+
+/// One step (or `foreach` item) and its counters.
+#[derive(Debug, Serialize)]
+struct StepWire<'a> {
+    id: &'a str,
+    status: &'a str,
+    attempts: u32,
+    repairs: u32,
+    repair_runs: u32,
+    revisions: u32,
+    validations: u32,
+    verdict: Option<&'a str>,
+    warnings: &'a [String],
+    tokens: &'a Tokens,
+    cost_usd: f64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    diagnostics: Vec<WireDiagnostic<'a>>,
+}
+
+/// The run summary on the wire; `workdir` goes into the printed `continue` commands.
+pub fn wire<'a>(summary: &'a RunSummary, workdir: &str) -> RunWire<'a> {
+    let waiting = |w: &'a Waiting| {
         let best = w.best.as_deref().map(clip_best);
-        let mut v = json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
-               "files": w.files, "best": best.map(|(text, _)| text),
-               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, workdir)});
-        if let Some((_, Some(bytes))) = best {
-            v["best_bytes"] = json!(bytes);
+        WaitWire {
+            step: &w.step,
+            reason: &w.reason,
+            message: w.message.as_deref(),
+            diagnostics: w.diagnostics.iter().map(WireDiagnostic::from).collect(),
+            files: &w.files,
+            best: best.map(|(text, _)| text),
+            best_bytes: best.and_then(|(_, bytes)| bytes),
+            continue_with: continue_commands(&summary.run_id, &w.step, &w.reason, workdir),
         }
-        v
     };
-    let steps: Vec<Value> = summary
+    let steps = summary
         .steps
         .iter()
-        .map(|s| {
-            let mut v = json!({"id": s.id, "status": s.status, "attempts": s.attempts, "repairs": s.repairs,
-                "repair_runs": s.repair_runs, "revisions": s.revisions, "validations": s.validations,
-                "verdict": s.verdict, "warnings": s.warnings, "tokens": {"input": s.tokens.input, "output": s.tokens.output},
-                "cost_usd": s.cost_usd});
-            if !s.diagnostics.is_empty() {
-                v["diagnostics"] = diags(&s.diagnostics);
-            }
-            v
+        .map(|s| StepWire {
+            id: &s.id,
+            status: &s.status,
+            attempts: s.attempts,
+            repairs: s.repairs,
+            repair_runs: s.repair_runs,
+            revisions: s.revisions,
+            validations: s.validations,
+            verdict: s.verdict.as_deref(),
+            warnings: &s.warnings,
+            tokens: &s.tokens,
+            cost_usd: s.cost_usd,
+            diagnostics: s.diagnostics.iter().map(WireDiagnostic::from).collect(),
         })
         .collect();
-    let mut out = json!({"run_id": summary.run_id, "workflow": summary.workflow, "status": summary.status,
-        "waiting": summary.waiting.as_ref().map(waiting), "steps": steps});
-    if !summary.waits.is_empty() {
-        out["waits"] = Value::Array(summary.waits.iter().map(waiting).collect());
+    RunWire {
+        run_id: &summary.run_id,
+        workflow: &summary.workflow,
+        status: summary.status,
+        waiting: summary.waiting.as_ref().map(waiting),
+        steps,
+        waits: summary.waits.iter().map(waiting).collect(),
+        notes: &summary.notes,
+        failure: summary.failure,
     }
-    if !summary.notes.is_empty() {
-        out["notes"] = json!(summary.notes);
-    }
-    if let Some(f) = &summary.failure {
-        out["failure"] = json!(f);
-    }
-    out
 }
 
 /// The most of a best candidate `--output json` prints (`best`); a longer one is cut at a
