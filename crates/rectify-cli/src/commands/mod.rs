@@ -1,6 +1,7 @@
 //! One file per command.
 
 mod ask;
+mod backend;
 mod check;
 mod repair;
 mod report;

@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
-use rectify_flow::{RunSummary, Store};
+use rectify_flow::Store;
+
+use super::backend::Backend;
 
 use crate::args::{Output, StatusArgs};
 use crate::exit::ExitStatus;
@@ -12,32 +14,22 @@ use crate::printer::run::{human, wire};
 
 /// Runs `rectify status`.
 pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
-    if let (Some(address), Some(run)) = (&args.on, &args.run) {
-        return on_restate(address, run, args);
-    }
-    let store = Store::open_existing(&args.workdir).context("cannot open the run store")?;
-    let Some(store) = store else {
-        if let Some(run) = &args.run {
-            bail!(
-                "no run `{run}`: `{}` has no run store (.rectify/rectify.db)",
-                args.workdir.display()
-            );
-        }
-        return list(&[], args.output);
+    let Some(run) = &args.run else {
+        let store = Store::open_existing(&args.workdir).context("cannot open the run store")?;
+        return match store {
+            Some(store) => list(&observed(&store)?, args.output),
+            None => list(&[], args.output),
+        };
     };
-    match &args.run {
-        Some(run) => {
-            let Some(summary) = RunSummary::find(&store, run)? else {
-                bail!("no run `{run}` in `{}`", args.workdir.display());
-            };
-            match args.output {
-                Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
-                Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
-            }
-            Ok(ExitStatus::Success)
-        }
-        None => list(&observed(&store)?, args.output),
+    let backend = Backend::choose(args.on.as_deref(), &args.workdir)?;
+    let Some(summary) = backend.summary(run)? else {
+        bail!("no run `{run}` {}", backend.place());
+    };
+    match args.output {
+        Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
+        Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
     }
+    Ok(ExitStatus::Success)
 }
 
 /// Every run, newest first, each with the status a reader should see (a `running` run whose
@@ -48,32 +40,6 @@ fn observed(store: &Store) -> Result<Vec<rectify_flow::store::RunRecord>> {
         r.status = store.observed_status(r)?;
     }
     Ok(runs)
-}
-
-/// `status --on`: the run's latest summary as its Restate workflow keeps it.
-fn on_restate(address: &str, run: &str, args: &StatusArgs) -> Result<ExitStatus> {
-    let client = rectify_restate::Client::new(address)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let state = runtime.block_on(client.state(run))?;
-    let Some(value) = state.summary else {
-        bail!("no run `{run}` on {address}");
-    };
-    if value["status"] == "error" {
-        bail!(
-            "the run `{run}` could not start: {}",
-            value["message"].as_str().unwrap_or_default()
-        );
-    }
-    let summary: RunSummary = serde_json::from_value(value)
-        .context("the Restate endpoint's answer is not a run summary")?;
-    match args.output {
-        Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
-        Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
-    }
-    Ok(ExitStatus::Success)
 }
 
 fn list(runs: &[rectify_flow::store::RunRecord], output: Output) -> Result<ExitStatus> {
