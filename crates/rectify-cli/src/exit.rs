@@ -82,6 +82,42 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     class_of(err)
 }
 
+impl ExitStatus {
+    /// What a provider failure exits with, in every command: 2 when the provider is
+    /// misconfigured (a missing key, an unknown model name), else 4.
+    pub fn of_provider(error: &rectify_provider::ProviderError) -> ExitStatus {
+        if error.is_config() {
+            ExitStatus::Config
+        } else {
+            ExitStatus::Provider
+        }
+    }
+
+    /// What `ask`'s outcome exits with: valid 0; exhausted, refused (or an end this version
+    /// does not know) 3; a provider failure as [`ExitStatus::of_provider`].
+    pub fn of_answer<T>(outcome: &rectify_loop::Outcome<T>) -> ExitStatus {
+        match outcome {
+            rectify_loop::Outcome::Valid { .. } => ExitStatus::Success,
+            rectify_loop::Outcome::ProviderFailed { error, .. } => ExitStatus::of_provider(error),
+            _ => ExitStatus::Escalated,
+        }
+    }
+
+    /// What a run's summary exits with (`run`, `resume`): completed 0, waiting 3; failed on a
+    /// provider 4, on its configuration 2, on its content 1.
+    pub fn of_run(summary: &rectify_flow::RunSummary) -> ExitStatus {
+        use rectify_flow::RunStatus;
+        use rectify_flow::summary::Failure;
+        match summary.status {
+            RunStatus::Completed => ExitStatus::Success,
+            RunStatus::Waiting => ExitStatus::Escalated,
+            RunStatus::Failed if summary.failure == Some(Failure::Provider) => ExitStatus::Provider,
+            RunStatus::Failed if summary.failure == Some(Failure::Config) => ExitStatus::Config,
+            RunStatus::Failed | RunStatus::Running | RunStatus::Interrupted => ExitStatus::Invalid,
+        }
+    }
+}
+
 /// The exit status an error's class calls for (docs/architecture.md, "Wire formats and exit
 /// codes"): a provider failure anywhere in the cause chain exits 4 (2 when the provider was
 /// misconfigured); every other error that ends a command before it has a result is a usage or
@@ -90,10 +126,7 @@ pub fn class_of(err: &anyhow::Error) -> ExitStatus {
     let provider = err
         .chain()
         .find_map(|cause| cause.downcast_ref::<rectify_provider::ProviderError>());
-    match provider {
-        Some(error) if !error.is_config() => ExitStatus::Provider,
-        _ => ExitStatus::Config,
-    }
+    provider.map_or(ExitStatus::Config, ExitStatus::of_provider)
 }
 
 /// A write to stdout whose reader went away (`rectify ... | head`) ends the output early but

@@ -46,7 +46,8 @@ pub enum Failure {
 impl Failure {
     /// The class of a failed run, read from its steps' records (so `status` tells it as the
     /// run's own process did): a step failed on its provider (`provider.failed`), else on
-    /// its rendered configuration (`flow.config`); `None` when steps failed on their content.
+    /// its configuration (`flow.config`, or `provider.config`: a misconfigured provider);
+    /// `None` when steps failed on their content.
     pub fn of(steps: &[StepSummary]) -> Option<Failure> {
         let first_codes = steps
             .iter()
@@ -57,7 +58,7 @@ impl Failure {
         for code in first_codes {
             match code {
                 "provider.failed" => return Some(Failure::Provider),
-                "flow.config" => class = Some(Failure::Config),
+                "flow.config" | "provider.config" => class = Some(Failure::Config),
                 _ => {}
             }
         }

@@ -225,7 +225,7 @@ fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
     )))
 }
 
-/// Prints the result and picks the exit status.
+/// Prints the result; the exit status is `ExitStatus::of_answer`'s.
 fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
     if args.output == Output::Json {
         print(&AskOutput::new(outcome))?;
@@ -235,7 +235,6 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
             if args.output == Output::Human {
                 print_value(value)?;
             }
-            Ok(ExitStatus::Success)
         }
         Outcome::Exhausted {
             best,
@@ -254,28 +253,17 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
                 ));
                 HumanPrinter::stderr().print(diagnostics, &name, Some(&doc))?;
             }
-            Ok(ExitStatus::Escalated)
         }
         Outcome::Refused { message, .. } => {
             stderr(&format!("error: the model refused to answer: {message}"));
-            Ok(ExitStatus::Escalated)
         }
-        Outcome::ProviderFailed { error, .. } => {
-            stderr(&format!("error: {error}"));
-            Ok(if error.is_config() {
-                ExitStatus::Config
-            } else {
-                ExitStatus::Provider
-            })
-        }
-        other => {
-            stderr(&format!(
-                "error: the run ended as `{}`, which this version does not know",
-                other.status()
-            ));
-            Ok(ExitStatus::Escalated)
-        }
+        Outcome::ProviderFailed { error, .. } => stderr(&format!("error: {error}")),
+        other => stderr(&format!(
+            "error: the run ended as `{}`, which this version does not know",
+            other.status()
+        )),
     }
+    Ok(ExitStatus::of_answer(outcome))
 }
 
 fn print_value(value: &Value) -> Result<()> {

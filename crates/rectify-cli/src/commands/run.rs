@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use anyhow::{Context, Result};
+use rectify_flow::RunSummary;
 use rectify_flow::engine::Progress;
-use rectify_flow::summary::Failure;
-use rectify_flow::{RunStatus, RunSummary};
 
 use super::backend::{Backend, Ended};
 
@@ -57,13 +56,7 @@ pub fn finish(
         Output::Json => print(&wire(summary, &workdir.to_string_lossy()))?,
         Output::Human => human(summary, false, &workdir.to_string_lossy())?,
     }
-    Ok(match summary.status {
-        RunStatus::Completed => ExitStatus::Success,
-        RunStatus::Waiting => ExitStatus::Escalated,
-        RunStatus::Failed if summary.failure == Some(Failure::Provider) => ExitStatus::Provider,
-        RunStatus::Failed if summary.failure == Some(Failure::Config) => ExitStatus::Config,
-        RunStatus::Failed | RunStatus::Running | RunStatus::Interrupted => ExitStatus::Invalid,
-    })
+    Ok(ExitStatus::of_run(summary))
 }
 
 fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {

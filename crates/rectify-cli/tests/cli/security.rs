@@ -254,3 +254,70 @@ fn an_output_path_that_escapes_once_rendered_exits_2_before_any_agent_runs() {
         "[core]\n"
     );
 }
+
+/// One classification of failures (issue 35): a workflow whose provider is misconfigured (a
+/// command agent that cannot start, an API provider without its key) exits 2 with
+/// `failure: "config"`, as `rectify ask` does; one whose provider answers with an error after
+/// its retries exits 4 with `failure: "provider"`; `status` says the same.
+#[test]
+fn a_run_exits_2_on_a_misconfigured_provider_and_4_on_a_failing_one() {
+    use rectify_test::fake_server::{FakeServer, Reply};
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime
+        .block_on(FakeServer::start(vec![Reply::error(401)]))
+        .unwrap();
+    let cases = [
+        (
+            "{kind: command, command: [/nonexistent/agent]}",
+            vec![],
+            2,
+            "config",
+        ),
+        ("{kind: openai, model: m}", vec![], 2, "config"),
+        (
+            "{kind: openai, model: m}",
+            vec![
+                ("OPENAI_API_KEY", "sk-test".to_owned()),
+                ("OPENAI_BASE_URL", server.openai_base_url()),
+            ],
+            4,
+            "provider",
+        ),
+    ];
+    for (provider, env, code, failure) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(
+            p.join("workflow.yaml"),
+            format!("name: p\nproviders:\n  x: {provider}\nagents:\n  w: w.md\ndefaults: {{provider: x}}\nsteps:\n  - id: a\n    agent: w\n    prompt: go\n    answer: {{format: text}}\n"),
+        )
+        .unwrap();
+        std::fs::write(p.join("w.md"), "---\nname: w\n---\nYou answer.\n").unwrap();
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("rectify"));
+        cmd.args(["run", "workflow.yaml", "--output", "json"])
+            .current_dir(p)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL");
+        for (k, v) in &env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{provider}: {e}: {}", String::from_utf8_lossy(&out.stderr))
+        });
+        assert_eq!(out.status.code(), Some(code), "{provider}: {summary:#}");
+        assert_eq!(summary["failure"], failure, "{provider}: {summary:#}");
+        let status = Command::new(assert_cmd::cargo::cargo_bin("rectify"))
+            .args([
+                "status",
+                summary["run_id"].as_str().unwrap(),
+                "--output",
+                "json",
+            ])
+            .current_dir(p)
+            .output()
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        assert_eq!(status["failure"], failure, "{provider}: {status:#}");
+    }
+}

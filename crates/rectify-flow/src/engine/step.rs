@@ -206,9 +206,16 @@ impl Runner {
             let (answer, problems) = match produced {
                 Produced::Ran { answer, problems } => (answer, problems),
                 Produced::ProviderFailed(e) => {
-                    let d = Diagnostic::error("provider.failed", Location::root(), e.to_string())
-                        .source("provider");
-                    return Ok(self.fail(record, vec![d], End::ProviderFailed));
+                    // As in `rectify ask`: a misconfigured provider (a missing key) is the
+                    // workflow's configuration, not an outage.
+                    let (code, end) = if e.is_config() {
+                        ("provider.config", End::ConfigFailed)
+                    } else {
+                        ("provider.failed", End::ProviderFailed)
+                    };
+                    let d =
+                        Diagnostic::error(code, Location::root(), e.to_string()).source("provider");
+                    return Ok(self.fail(record, vec![d], end));
                 }
             };
             let mut checked =
