@@ -46,20 +46,13 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Runs `command` in its own process group, feeding `input` on stdin.
-pub(crate) async fn run(
-    mut command: Command,
-    input: Option<Vec<u8>>,
-    limits: Limits,
-) -> Result<Finished, ErrorKind> {
+/// Starts `command` as the leader of a new process group, stdout and stderr piped, and the
+/// guard that kills the whole group when dropped.
+fn spawn_in_group(mut command: Command, stdin: Stdio) -> Result<(Child, GroupGuard), ErrorKind> {
     command
         .process_group(0)
         .kill_on_drop(true)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let program = command
@@ -67,13 +60,28 @@ pub(crate) async fn run(
         .get_program()
         .to_string_lossy()
         .into_owned();
-    let mut child = command.spawn().map_err(|e| spawn_error(&program, &e))?;
+    let child = command.spawn().map_err(|e| spawn_error(&program, &e))?;
     let guard = GroupGuard(
         child
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw),
     );
+    Ok((child, guard))
+}
+
+/// Runs `command` in its own process group, feeding `input` on stdin.
+pub(crate) async fn run(
+    command: Command,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+) -> Result<Finished, ErrorKind> {
+    let stdin = if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    };
+    let (mut child, guard) = spawn_in_group(command, stdin)?;
     let tail = Tail::new(limits.stderr_keep);
     let outcome = tokio::time::timeout(
         limits.timeout,
@@ -190,29 +198,12 @@ pub struct Outcome {
 /// ends, times out, or this future is dropped (an interrupted run leaves no process behind).
 /// Used for checks and validators that are programs.
 pub async fn run_to_end(
-    mut command: Command,
+    command: Command,
     timeout: Duration,
     keep: usize,
 ) -> Result<Outcome, ErrorKind> {
     let grace = Duration::from_secs(2);
-    command
-        .process_group(0)
-        .kill_on_drop(true)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let program = command
-        .as_std()
-        .get_program()
-        .to_string_lossy()
-        .into_owned();
-    let mut child = command.spawn().map_err(|e| spawn_error(&program, &e))?;
-    let guard = GroupGuard(
-        child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw),
-    );
+    let (mut child, guard) = spawn_in_group(command, Stdio::null())?;
     let (out, err) = (Tail::new(keep), Tail::new(keep));
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let reads = async {
