@@ -13,6 +13,7 @@ mod prompt;
 mod providers;
 mod repair;
 mod resume;
+mod router;
 mod step;
 mod tree;
 mod validate;

@@ -8,6 +8,7 @@ use super::check::{Checked, prepare};
 use super::dag::End;
 use super::produce::{Produced, Resolved, Unit};
 use super::prompt::problems_block;
+use super::router::{self, Limits, Next};
 use super::tree::WriteError;
 use super::validate::Judged;
 use super::{Runner, paths};
@@ -186,12 +187,7 @@ impl Runner {
     ) -> Result<End, String> {
         let step = self.step_spec(unit);
         let on_invalid = step.on_invalid.clone().unwrap_or_default();
-        let revise_max = match (&on_invalid.repair, on_invalid.revise) {
-            (_, Some(n)) => n,
-            (Some(_), None) => 0,
-            (None, None) => self.wf.spec.defaults.max_attempts.saturating_sub(1),
-        };
-        let repair_max = on_invalid.max.unwrap_or(3);
+        let limits = Limits::of(&on_invalid, self.wf.spec.defaults.max_attempts);
         let mut feedback = feedback;
         loop {
             if self.stopped() {
@@ -224,12 +220,13 @@ impl Runner {
                 // Stored with the next event: what this attempt is sent back for.
                 record.diagnostics = checked.all_diagnostics();
                 self.remember(&step.id, &record.diagnostics);
-                // A repair agent fixes files; an answer is revised by its producer instead.
-                if let Some(repairer) = &on_invalid.repair
-                    && resolved.answer.is_none()
-                    && record.repair_runs < repair_max
-                    && Runner::has_failing_files(&checked)
-                {
+                let next = router::after_errors(
+                    record,
+                    limits,
+                    resolved.answer.is_some(),
+                    Runner::has_failing_files(&checked),
+                );
+                if let (Next::Repair, Some(repairer)) = (next, &on_invalid.repair) {
                     record.repair_runs += 1;
                     self.persist(record, Event::Repair);
                     self.report(
@@ -250,7 +247,7 @@ impl Runner {
                     checked = self.check_unit(unit, resolved, record, None, extra)?;
                     continue;
                 }
-                if record.revisions < revise_max {
+                if next == Next::Revise {
                     record.revisions += 1;
                     self.persist(record, Event::Revise);
                     self.report(
@@ -261,8 +258,7 @@ impl Runner {
                     feedback = Some(problems_block(&checked.by_file()));
                     break;
                 }
-                let why =
-                    exhausted_reason(record, revise_max, repair_max, on_invalid.repair.is_some());
+                let why = exhausted_reason(record, limits);
                 return Ok(self.exhausted(unit, record, &checked, &why));
             }
             if feedback.is_some() {
@@ -550,21 +546,16 @@ impl Runner {
     }
 }
 
-fn exhausted_reason(
-    record: &StepRecord,
-    revise_max: u32,
-    repair_max: u32,
-    has_repairer: bool,
-) -> String {
-    if has_repairer {
+fn exhausted_reason(record: &StepRecord, limits: Limits) -> String {
+    if limits.repairer {
         format!(
-            "the repair agent ran {} of {repair_max} time(s)",
-            record.repair_runs
+            "the repair agent ran {} of {} time(s)",
+            record.repair_runs, limits.repair
         )
     } else {
         format!(
-            "the producer revised {} of {revise_max} time(s)",
-            record.revisions
+            "the producer revised {} of {} time(s)",
+            record.revisions, limits.revise
         )
     }
 }

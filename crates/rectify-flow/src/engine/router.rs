@@ -1,0 +1,138 @@
+//! Where a unit goes when its output still has errors: a pure function of its persisted
+//! counters and its limits (`on_invalid`), table-tested below. The effects (calls, writes,
+//! commits) are `step.rs`'s.
+
+use crate::spec::OnInvalid;
+use crate::store::StepRecord;
+
+/// A unit's limits, from its `on_invalid` and the workflow's `max_attempts`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Revisions by the producer (with the problems as feedback).
+    pub revise: u32,
+    /// Runs of the repair agent.
+    pub repair: u32,
+    /// Whether the step names a repair agent.
+    pub repairer: bool,
+}
+
+impl Limits {
+    /// A step's limits: `revise` when given (0 when only a repair agent is named, else
+    /// `max_attempts - 1`), `max` repair runs (default 3).
+    pub(crate) fn of(on_invalid: &OnInvalid, max_attempts: u32) -> Limits {
+        let revise = match (&on_invalid.repair, on_invalid.revise) {
+            (_, Some(n)) => n,
+            (Some(_), None) => 0,
+            (None, None) => max_attempts.saturating_sub(1),
+        };
+        Limits {
+            revise,
+            repair: on_invalid.max.unwrap_or(3),
+            repairer: on_invalid.repair.is_some(),
+        }
+    }
+}
+
+/// The next route of a unit whose output has errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Its repair agent fixes the failing files (then they are checked again).
+    Repair,
+    /// Its producer answers again with the problems.
+    Revise,
+    /// Nothing is left to try: escalate or fail, per `on_exhausted`.
+    Exhausted,
+}
+
+/// Where a unit with errors goes: a repair agent first (files only: an answer is revised by
+/// its producer, and only while some file fails), then a revision, then exhaustion.
+pub(crate) fn after_errors(
+    record: &StepRecord,
+    limits: Limits,
+    is_answer: bool,
+    failing_files: bool,
+) -> Next {
+    if limits.repairer && !is_answer && failing_files && record.repair_runs < limits.repair {
+        Next::Repair
+    } else if record.revisions < limits.revise {
+        Next::Revise
+    } else {
+        Next::Exhausted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(repair_runs: u32, revisions: u32) -> StepRecord {
+        StepRecord {
+            repair_runs,
+            revisions,
+            ..StepRecord::default()
+        }
+    }
+
+    #[test]
+    fn limits_follow_on_invalid() {
+        let on = |repair: Option<&str>, max, revise| OnInvalid {
+            repair: repair.map(str::to_owned),
+            max,
+            max_turns: None,
+            revise,
+        };
+        let cases = [
+            (on(None, None, None), 3, (2, 3, false)),
+            (on(None, None, Some(5)), 3, (5, 3, false)),
+            (on(Some("fixer"), None, None), 3, (0, 3, true)),
+            (on(Some("fixer"), Some(1), Some(2)), 3, (2, 1, true)),
+            (on(None, None, None), 0, (0, 3, false)),
+        ];
+        for (on_invalid, max_attempts, (revise, repair, repairer)) in cases {
+            assert_eq!(
+                Limits::of(&on_invalid, max_attempts),
+                Limits {
+                    revise,
+                    repair,
+                    repairer
+                },
+                "{on_invalid:?}, max_attempts {max_attempts}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_route_after_errors_as_a_table() {
+        let both = Limits {
+            revise: 1,
+            repair: 2,
+            repairer: true,
+        };
+        let revise_only = Limits {
+            revise: 2,
+            repair: 3,
+            repairer: false,
+        };
+        // (repair runs, revisions, limits, answer step, a file fails) → next
+        let cases = [
+            (0, 0, both, false, true, Next::Repair),
+            (1, 0, both, false, true, Next::Repair),
+            (2, 0, both, false, true, Next::Revise),
+            (2, 1, both, false, true, Next::Exhausted),
+            // An answer is never sent to the repair agent.
+            (0, 0, both, true, true, Next::Revise),
+            // Nothing a repair agent could fix (an agent failure, confinement): revise.
+            (0, 0, both, false, false, Next::Revise),
+            (0, 0, revise_only, false, true, Next::Revise),
+            (0, 1, revise_only, false, true, Next::Revise),
+            (0, 2, revise_only, false, true, Next::Exhausted),
+        ];
+        for (runs, revisions, limits, answer, failing, next) in cases {
+            assert_eq!(
+                after_errors(&record(runs, revisions), limits, answer, failing),
+                next,
+                "repair runs {runs}, revisions {revisions}, {limits:?}, answer {answer}, failing files {failing}"
+            );
+        }
+    }
+}
