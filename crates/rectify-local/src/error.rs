@@ -59,6 +59,16 @@ pub enum LocalError {
         /// The end of what pip wrote to stderr.
         stderr_tail: String,
     },
+    /// A model name (`RECTIFY_LOCAL_MODEL`, `--model`) that the catalogue does not hold.
+    #[error(
+        "unknown local model `{name}`; the known models are {known}\nhint: or point `RECTIFY_MODEL_PATH` (or `--model-path`) at a GGUF file"
+    )]
+    UnknownModel {
+        /// The name asked for.
+        name: String,
+        /// The names that exist, comma-separated.
+        known: String,
+    },
     /// A chunk of the model is missing after installing the package.
     #[error("model chunk `{}` is missing after installing the package\nhint: {SETUP_HINT}", path.display())]
     ChunkMissing {

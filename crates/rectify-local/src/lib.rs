@@ -44,7 +44,7 @@ mod provider;
 #[cfg(feature = "engine")]
 pub use engine::{Finish, GenerateParams, Generation, LocalModel};
 pub use error::{LocalError, SETUP_HINT};
-pub use fetch::{FetchEvent, ensure_model};
+pub use fetch::{FetchEvent, MODELS, ModelSpec, ensure_model, ensure_named, find_model};
 pub use grounding::Grounding;
 pub use options::{DEFAULT_MAX_CONTEXT, DEFAULT_MAX_OUTPUT_TOKENS, LocalOptions, ProgressFn};
 #[cfg(feature = "engine")]

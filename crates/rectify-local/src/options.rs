@@ -21,6 +21,13 @@ pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
 pub struct LocalOptions {
     /// A GGUF model to use instead of the default one (`--model-path`).
     pub model_path: Option<PathBuf>,
+    /// A model of the catalogue by name ([`crate::fetch::MODELS`]; `--model`), fetched and
+    /// verified on first use; `RECTIFY_LOCAL_MODEL` when unset. `model_path` wins.
+    pub model: Option<String>,
+    /// Whether a model with a chat template is prompted with it ([`crate::prompt::chat`];
+    /// default true); off, every model gets the few-shot transcript. `RECTIFY_LOCAL_CHAT`
+    /// (`off`, `on`) overrides it.
+    pub chat: bool,
     /// Threads for llama.cpp; `None` uses half the available cores (at least 1, at most 4):
     /// measured on 2 busy cores, 2 threads generated 6× slower than 1 (the threads wait for
     /// each other whenever another process holds a core).
@@ -56,6 +63,8 @@ impl Default for LocalOptions {
     fn default() -> Self {
         Self {
             model_path: None,
+            model: None,
+            chat: true,
             threads: None,
             max_context: DEFAULT_MAX_CONTEXT,
             max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
@@ -74,6 +83,8 @@ impl std::fmt::Debug for LocalOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LocalOptions")
             .field("model_path", &self.model_path)
+            .field("model", &self.model)
+            .field("chat", &self.chat)
             .field("threads", &self.threads)
             .field("max_context", &self.max_context)
             .field("max_output_tokens", &self.max_output_tokens)
@@ -92,7 +103,8 @@ impl LocalOptions {
     /// Fills in from the environment: `RECTIFY_LOCAL_THREADS` (when `threads` is `None`) and
     /// `RECTIFY_LOCAL_CONTEXT` (overrides `max_context`), `RECTIFY_LOCAL_GROUNDING` (overrides
     /// `grounding`), `RECTIFY_LOCAL_FIELD_BY_FIELD` (overrides `field_by_field`) and
-    /// `RECTIFY_LOCAL_CONTRAST` (overrides `contrast`). Empty variables count as unset.
+    /// `RECTIFY_LOCAL_CONTRAST` (overrides `contrast`), `RECTIFY_LOCAL_MODEL` (when `model` is
+    /// `None`) and `RECTIFY_LOCAL_CHAT` (overrides `chat`). Empty variables count as unset.
     /// (`RECTIFY_MODEL_PATH` is read by [`crate::LocalProvider::from_env_or_default`].)
     pub fn with_env(mut self) -> Result<Self, LocalError> {
         if self.threads.is_none() {
@@ -106,6 +118,12 @@ impl LocalOptions {
         }
         if let Some(value) = env("RECTIFY_LOCAL_FIELD_BY_FIELD") {
             self.field_by_field = switch("RECTIFY_LOCAL_FIELD_BY_FIELD", &value)?;
+        }
+        if self.model.is_none() {
+            self.model = env("RECTIFY_LOCAL_MODEL");
+        }
+        if let Some(value) = env("RECTIFY_LOCAL_CHAT") {
+            self.chat = switch("RECTIFY_LOCAL_CHAT", &value)?;
         }
         if let Some(value) = env("RECTIFY_LOCAL_CONTRAST") {
             self.contrast = switch("RECTIFY_LOCAL_CONTRAST", &value)?;

@@ -1,4 +1,4 @@
-//! Tests against the real default model (Gemma 3 270M Q4_K_M).
+//! Tests against the real default model (see `rectify_local::fetch::DEFAULT_MODEL`).
 //!
 //! They need the model file: `RECTIFY_MODEL_PATH`, or the default model in the cache, put there
 //! by `scripts/setup.sh`. Without it they fail (not skip) and say how to get it. One model
@@ -272,4 +272,36 @@ async fn a_prompt_longer_than_the_context_is_a_configuration_error() {
         error.to_string().contains("but the context holds 64"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_list_does_not_repeat_its_items_until_the_token_limit() {
+    let _serial = serial().await;
+    // Grounding off: the answer is exactly what was sampled (no repeats dropped afterwards).
+    let provider = provider(LocalOptions {
+        grounding: rectify_local::Grounding::Off,
+        ..LocalOptions::default()
+    });
+    let schema = json!({
+        "type": "object",
+        "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 20}}},
+        "required": ["tags"]
+    });
+    let request = Request::new(
+        "Extract the tags from this note: the incident touched databases and reliability.",
+    )
+    .with_schema(schema)
+    .with_max_output_tokens(300);
+    let response = provider.complete(&request).await.unwrap();
+    assert_eq!(
+        response.finish_reason,
+        FinishReason::Stop,
+        "{}",
+        response.text
+    );
+    let value: Value = serde_json::from_str(&response.text).unwrap();
+    let tags: Vec<&Value> = value["tags"].as_array().unwrap().iter().collect();
+    for (i, tag) in tags.iter().enumerate() {
+        assert!(!tags[..i].contains(tag), "repeated item: {}", response.text);
+    }
 }

@@ -16,6 +16,7 @@ use super::contrast::{self, Adjust, Contrast};
 use super::fields::FieldRun;
 use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
+use super::repeats::RepeatGuard;
 use super::sample::{Pick, Sampler};
 use super::{LocalModel, backend};
 use crate::LocalError;
@@ -31,6 +32,9 @@ const CONTRAST_ROOM: usize = 64;
 pub struct GenerateParams {
     /// The full prompt text.
     pub prompt: String,
+    /// Whether the prompt holds special tokens written as text (a chat template's markers,
+    /// such as `<|im_start|>`), to be tokenized as such.
+    pub special: bool,
     /// Stop sequences (the output is cut before the first one).
     pub stop: Vec<String>,
     /// Constrain the output to JSON: `Some(schema)` to this schema, `Some({})` to any JSON.
@@ -85,6 +89,9 @@ pub struct Generation {
     pub masked_steps: u32,
     /// Steps where the grammar overruled the model's favourite token.
     pub interventions: u32,
+    /// Steps at which a list item repeated an earlier one and going on to another item was
+    /// forbidden.
+    pub repeat_stops: u32,
     /// Notes from the grammar compiler (keywords not enforced, fallbacks, matcher errors).
     pub grammar_warnings: Vec<String>,
     /// Time to evaluate the prompt.
@@ -103,7 +110,7 @@ impl LocalModel {
         let tokens = self
             .model
             .vocab()
-            .tokenize(params.prompt.as_bytes(), true, false);
+            .tokenize(params.prompt.as_bytes(), true, params.special);
         let context = params.max_context.max(64) as usize;
         if tokens.len() >= context {
             return Err(LocalError::PromptTooLong {
@@ -182,6 +189,9 @@ struct Run<'m> {
     warnings: Vec<String>,
     output: Vec<u8>,
     guard: NumberGuard,
+    repeats: RepeatGuard,
+    /// Steps at which [`Self::repeats`] forbade tokens.
+    repeats_stopped: u32,
     generated: usize,
     position: usize,
     prompt_tokens: usize,
@@ -220,6 +230,8 @@ impl<'m> Run<'m> {
             warnings,
             output: Vec::new(),
             guard: NumberGuard::default(),
+            repeats: RepeatGuard::default(),
+            repeats_stopped: 0,
             generated: 0,
             position: prompt_tokens,
             prompt_tokens,
@@ -272,7 +284,7 @@ impl<'m> Run<'m> {
             let forbidden = self.forbidden();
             return self
                 .sampler
-                .pick(logits, self.matcher.as_mut(), forbidden, None);
+                .pick(logits, self.matcher.as_mut(), &forbidden, None);
         };
         let logits = ctx.get_logits_ith(logits_index).to_vec();
         let Ok(lift) = Contrast::measure(self.model, ctx, &point, self.prompt_tokens) else {
@@ -282,7 +294,7 @@ impl<'m> Run<'m> {
             let forbidden = self.forbidden();
             return self
                 .sampler
-                .pick(&logits, self.matcher.as_mut(), forbidden, None);
+                .pick(&logits, self.matcher.as_mut(), &forbidden, None);
         };
         let forbidden = self.forbidden();
         let vocab = self.model.model.vocab();
@@ -296,7 +308,7 @@ impl<'m> Run<'m> {
             piece: &piece,
         };
         self.sampler
-            .pick(&logits, self.matcher.as_mut(), forbidden, Some(&adjust))
+            .pick(&logits, self.matcher.as_mut(), &forbidden, Some(&adjust))
     }
 
     /// Takes `token` into the output; true when generation is complete.
@@ -313,6 +325,7 @@ impl<'m> Run<'m> {
         }
         let piece = vocab.token_to_piece(token, false, None);
         self.guard.push(&piece);
+        self.repeats.push(&piece);
         if let Some(fields) = self.fields.as_mut()
             && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.model.factory)
         {
@@ -334,18 +347,27 @@ impl<'m> Run<'m> {
             .is_some_and(llguidance::Matcher::is_stopped)
     }
 
-    /// Digit tokens while a number is at its digit limit (noted once in the warnings).
-    fn forbidden(&mut self) -> &'m [u32] {
-        if !self.guard.digits_exhausted() {
-            return &[];
+    /// The tokens forbidden at this step (under a grammar only): those that would go on
+    /// from a repeated list item to another ([`super::repeats`]), and digit tokens while a
+    /// number is at its digit limit (noted once in the warnings).
+    fn forbidden(&mut self) -> Vec<u32> {
+        if self.matcher.is_none() {
+            return Vec::new();
         }
-        let note = format!(
-            "{MAX_NUMBER_DIGITS} digits in a row; digit tokens were forbidden until the run ended"
-        );
-        if !self.warnings.contains(&note) {
-            self.warnings.push(note);
+        let mut forbidden = self.repeats.forbidden(&self.model.comma_tokens);
+        if !forbidden.is_empty() {
+            self.repeats_stopped += 1;
         }
-        &self.model.digit_tokens
+        if self.guard.digits_exhausted() {
+            let note = format!(
+                "{MAX_NUMBER_DIGITS} digits in a row; digit tokens were forbidden until the run ended"
+            );
+            if !self.warnings.contains(&note) {
+                self.warnings.push(note);
+            }
+            forbidden.extend(&self.model.digit_tokens);
+        }
+        forbidden
     }
 
     fn cut_at_stop_sequence(&mut self) -> bool {
@@ -389,6 +411,7 @@ impl<'m> Run<'m> {
             field_by_field: self.fields.is_some(),
             masked_steps: self.sampler.masked_steps,
             interventions: self.sampler.interventions,
+            repeat_stops: self.repeats_stopped,
             grammar_warnings: self.warnings,
             prompt_time,
             generation_time,

@@ -1,10 +1,12 @@
 //! The loaded model: llama.cpp weights plus the llguidance parser factory for its vocabulary.
 
+mod chat;
 mod contrast;
 mod fields;
 mod generate;
 mod grammar;
 mod guard;
+mod repeats;
 mod sample;
 
 use std::path::{Path, PathBuf};
@@ -12,8 +14,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use llguidance::ParserFactory;
 use llguidance::toktrie::InferenceCapabilities;
@@ -32,6 +34,10 @@ pub struct LocalModel {
     factory: ParserFactory,
     /// Tokens whose text starts with an ASCII digit (see [`guard`]).
     digit_tokens: Vec<u32>,
+    /// Tokens whose text holds a comma (see [`repeats`]).
+    comma_tokens: repeats::CommaTokens,
+    /// The model's own chat template, when llama.cpp can render it (see [`chat`]).
+    chat: Option<LlamaChatTemplate>,
     path: PathBuf,
     name: String,
     load_time: Duration,
@@ -89,14 +95,19 @@ impl LocalModel {
         })?;
         factory.quiet();
         let trie = tok_env.tok_trie();
-        let digit_tokens = (0..u32::try_from(trie.vocab_size()).unwrap_or(u32::MAX))
+        let vocab = 0..u32::try_from(trie.vocab_size()).unwrap_or(u32::MAX);
+        let digit_tokens = vocab
+            .clone()
             .filter(|&t| trie.token(t).first().is_some_and(u8::is_ascii_digit))
             .collect();
+        let comma_tokens = repeats::CommaTokens::new(vocab.map(|t| (t, trie.token(t).to_vec())));
         Ok(Self {
             name: model_name(&model, path),
+            chat: chat::template_of(&model),
             model,
             factory,
             digit_tokens,
+            comma_tokens,
             path: path.to_path_buf(),
             load_time: started.elapsed(),
             busy: Mutex::new(()),
@@ -136,6 +147,19 @@ impl LocalModel {
     /// How long loading took (weights and grammar engine).
     pub fn load_time(&self) -> Duration {
         self.load_time
+    }
+
+    /// Whether the model has a chat template llama.cpp renders (an instruction-tuned model):
+    /// prompts are then its own turns, else a plain transcript ([`crate::prompt`]).
+    pub fn is_chat(&self) -> bool {
+        self.chat.is_some()
+    }
+
+    /// `turns` (role, content) in the model's chat format, ending with the opening of the
+    /// assistant's turn; `None` when the model has no chat template ([`Self::is_chat`]).
+    pub fn chat_prompt(&self, turns: &[(&str, &str)]) -> Option<Result<String, LocalError>> {
+        let template = self.chat.as_ref()?;
+        Some(chat::render(&self.model, template, turns))
     }
 
     /// The context length the model was trained with.

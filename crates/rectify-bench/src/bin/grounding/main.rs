@@ -17,8 +17,15 @@
 //! ```text
 //! cargo run --release -p rectify-bench --features local-model --bin grounding -- \
 //!     [--parts tune,test] [--temperatures 0,0.7] [--threads 1] [--seed N] [--only t01,t02] \
-//!     [--grounding auto|off|on] [--out target/grounding.jsonl]
+//!     [--grounding auto|off|on] [--model NAME] [--out target/grounding.jsonl]
 //! ```
+//!
+//! `--model` picks a model of `rectify_local::MODELS` by name (as `RECTIFY_LOCAL_MODEL` does);
+//! the other switches of the embedded model come from its environment variables
+//! (`RECTIFY_LOCAL_FIELD_BY_FIELD`, `RECTIFY_LOCAL_CONTRAST`, `RECTIFY_LOCAL_CHAT`, …). The
+//! table reports the wall time per answer (median and 95th percentile, all attempts, the model
+//! already loaded; its load time is printed first), answers that ended on the token limit, and
+//! the process's peak resident memory.
 //!
 //! `--validity DIR` instead runs the loop-effectiveness prompts (`examples/bench-prompts`) the
 //! way that benchmark's constrained mode (d) does (same tasks, schemas and rules, one provider
@@ -52,6 +59,7 @@ struct Args {
     seed: Option<u32>,
     only: Vec<String>,
     grounding: Option<Grounding>,
+    model: Option<String>,
     validity: Option<PathBuf>,
     out: PathBuf,
 }
@@ -74,6 +82,10 @@ struct Tally {
     fields: (usize, usize),
     calls: u64,
     tokens: u64,
+    /// Wall time of each answer, seconds.
+    seconds: Vec<f64>,
+    /// Attempts that ended on the token limit.
+    length: usize,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -92,6 +104,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut options = LocalOptions {
         threads: Some(args.threads),
         seed: args.seed.unwrap_or(LocalOptions::default().seed),
+        model: args.model.clone(),
         ..LocalOptions::default()
     };
     if let Some(grounding) = args.grounding {
@@ -113,11 +126,13 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         for &temperature in &args.temperatures {
             let mut tally = Tally::default();
             for case in &cases {
+                let started = std::time::Instant::now();
                 let outcome = Engine::new(provider.clone())
                     .max_attempts(3)
                     .feedback(FeedbackMode::Fresh)
                     .run(&task(case, temperature)?)
                     .await;
+                tally.seconds.push(started.elapsed().as_secs_f64());
                 let line = tally.record(case, &outcome);
                 eprintln!("{part} T={temperature} {}", short(&line));
                 writeln!(
@@ -130,7 +145,33 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!("{}", table(&rows));
+    println!(
+        "model {} loaded in {:.2} s; peak resident memory {}",
+        model.name(),
+        model.load_time().as_secs_f64(),
+        peak_memory()
+    );
     Ok(())
+}
+
+/// The process's peak resident set size (`VmHWM` of `/proc/self/status`), or `?`.
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .map(|v| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// The `q` quantile (0..=1) of `values`, by the nearest rank.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied().unwrap_or(0.0)
 }
 
 /// The loop-effectiveness prompts under the constrained loop (see the module docs).
@@ -206,6 +247,12 @@ impl Tally {
         self.fields.1 += all;
         self.calls += u64::from(totals.attempts);
         self.tokens += totals.usage.total();
+        self.length += outcome
+            .ledger()
+            .attempts
+            .iter()
+            .filter(|a| a.finish_reason == rectify_provider::FinishReason::Length)
+            .count();
         let raw: Vec<&str> = outcome
             .ledger()
             .attempts
@@ -216,7 +263,7 @@ impl Tally {
             "id": case.id, "kind": case.kind, "valid": outcome.is_valid(),
             "right": right, "fields": all, "attempts": totals.attempts,
             "tokens": totals.usage.total(), "answer": value, "expected": case.expected,
-            "raw": raw,
+            "raw": raw, "seconds": self.seconds.last(),
         })
     }
 }
@@ -235,14 +282,14 @@ fn short(line: &Value) -> String {
 
 fn table(rows: &[(String, f64, Tally)]) -> String {
     let mut out = String::from(
-        "| part | temperature | requests | schema-valid | fields right | answers all right | calls per answer | tokens per answer |\n\
-         |---|---|---|---|---|---|---|---|\n",
+        "| part | temperature | requests | schema-valid | fields right | answers all right | calls per answer | tokens per answer | s per answer p50 / p95 | token limit hit |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (part, temperature, t) in rows {
         let per = |x: u64| x as f64 / t.requests.max(1) as f64;
         let _ = writeln!(
             out,
-            "| {part} | {temperature} | {} | {}/{} | {}/{} ({:.1}%) | {}/{} | {:.2} | {:.0} |",
+            "| {part} | {temperature} | {} | {}/{} | {}/{} ({:.1}%) | {}/{} | {:.2} | {:.0} | {:.1} / {:.1} | {} |",
             t.requests,
             t.valid,
             t.requests,
@@ -253,6 +300,9 @@ fn table(rows: &[(String, f64, Tally)]) -> String {
             t.requests,
             per(t.calls),
             per(t.tokens),
+            quantile(&t.seconds, 0.5),
+            quantile(&t.seconds, 0.95),
+            t.length,
         );
     }
     out
@@ -288,6 +338,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         seed: None,
         only: Vec::new(),
         grounding: None,
+        model: None,
         validity: None,
         out: PathBuf::from("target/grounding.jsonl"),
     };
@@ -304,6 +355,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
             "--seed" => args.seed = Some(value.parse()?),
             "--only" => args.only = list(&value),
             "--grounding" => args.grounding = Some(value.parse()?),
+            "--model" => args.model = Some(value),
             "--validity" => args.validity = Some(PathBuf::from(value)),
             "--out" => args.out = PathBuf::from(value),
             other => return Err(format!("unknown flag {other}").into()),
