@@ -47,14 +47,16 @@ pub struct LocalOptions {
     /// [`crate::grounding`]); `RECTIFY_LOCAL_GROUNDING` (`off`, `auto`, `on`) overrides it.
     pub grounding: Grounding,
     /// Whether a grounded object answer is written one property at a time, a value taken by
-    /// one field not offered to the next (see [`crate::grounding::fields`]; default true);
+    /// one field not offered to the next (see [`crate::grounding::fields`]); `None` (the
+    /// default): on for a model prompted with the few-shot transcript (Gemma 3 270M), off for
+    /// one prompted with its chat template (measured: it lost fields on Qwen2.5-Coder 0.5B).
     /// `RECTIFY_LOCAL_FIELD_BY_FIELD` (`off`, `on`) overrides it.
-    pub field_by_field: bool,
+    pub field_by_field: Option<bool>,
     /// Whether, field by field, the first token of a string value is chosen among the
-    /// model's near-favourites by what the field's key adds over the other fields' keys
-    /// (default true; only with `field_by_field`); `RECTIFY_LOCAL_CONTRAST` (`off`, `on`)
-    /// overrides it.
-    pub contrast: bool,
+    /// model's near-favourites by what the field's key adds over the other fields' keys (only
+    /// with `field_by_field`); `None` (the default) follows `field_by_field`'s default.
+    /// `RECTIFY_LOCAL_CONTRAST` (`off`, `on`) overrides it.
+    pub contrast: Option<bool>,
     /// Receives progress while the default model is downloaded on first use.
     pub progress: Option<ProgressFn>,
 }
@@ -72,8 +74,8 @@ impl Default for LocalOptions {
             seed: 0x5eed,
             constrained: true,
             grounding: Grounding::Auto,
-            field_by_field: true,
-            contrast: true,
+            field_by_field: None,
+            contrast: None,
             progress: None,
         }
     }
@@ -117,7 +119,7 @@ impl LocalOptions {
             self.grounding = grounding.parse()?;
         }
         if let Some(value) = env("RECTIFY_LOCAL_FIELD_BY_FIELD") {
-            self.field_by_field = switch("RECTIFY_LOCAL_FIELD_BY_FIELD", &value)?;
+            self.field_by_field = Some(switch("RECTIFY_LOCAL_FIELD_BY_FIELD", &value)?);
         }
         if self.model.is_none() {
             self.model = env("RECTIFY_LOCAL_MODEL");
@@ -126,7 +128,7 @@ impl LocalOptions {
             self.chat = switch("RECTIFY_LOCAL_CHAT", &value)?;
         }
         if let Some(value) = env("RECTIFY_LOCAL_CONTRAST") {
-            self.contrast = switch("RECTIFY_LOCAL_CONTRAST", &value)?;
+            self.contrast = Some(switch("RECTIFY_LOCAL_CONTRAST", &value)?);
         }
         Ok(self)
     }

