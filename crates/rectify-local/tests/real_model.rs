@@ -82,9 +82,11 @@ async fn assert_valid_answer(prompt: &str, schema: Value) -> Value {
     assert!(errors.is_empty(), "{value}: {errors:?}");
     assert_eq!(meta["constrained"], true, "{meta}");
     assert_eq!(meta["grammar"], "llguidance");
+    // Every token was sampled under the mask or forced by the grammar.
     assert_eq!(
-        meta["masked_steps"], meta["output_tokens"],
-        "every token was masked: {meta}"
+        meta["masked_steps"].as_u64().unwrap() + meta["forced_tokens"].as_u64().unwrap(),
+        meta["output_tokens"].as_u64().unwrap(),
+        "every token was masked or forced: {meta}"
     );
     assert!(response.usage.output_tokens > 0 && response.usage.input_tokens > 0);
     assert_eq!(

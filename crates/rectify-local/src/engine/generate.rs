@@ -376,11 +376,11 @@ impl<'m> Run<'m> {
             if self.generated >= self.budget {
                 break;
             }
+            self.forced += 1;
             if self.accept(token) {
                 return true;
             }
             step.push(token);
-            self.forced += 1;
         }
         false
     }
