@@ -32,7 +32,12 @@ fuzz_target!(|data: &[u8]| {
     for format in [Format::Json, Format::Yaml, Format::Markdown] {
         let parsed = read(text.clone(), format, &Limits::default());
         for d in &parsed.diagnostics {
-            let out = printer.render(d, "input", parsed.document.as_ref().or(Some(&source)));
+            let out = printer.render(
+                d,
+                "input",
+                parsed.document.as_ref().or(Some(&source)),
+                &mut human::Columns::default(),
+            );
             assert!(out.contains(d.code.as_str()), "{out}");
         }
     }
@@ -50,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
         "drawn",
     ));
     for d in &diagnostics {
-        let out = printer.render(d, "input", Some(&source));
+        let out = printer.render(d, "input", Some(&source), &mut human::Columns::default());
         assert!(out.contains(d.code.as_str()), "{out}");
     }
 });

@@ -33,12 +33,17 @@ fuzz_target!(|data: &[u8]| {
     let anthropic = json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn"});
     let (answer, _) = read_anthropic(&anthropic.to_string()).expect("a well-formed body reads");
     assert_eq!(answer, text);
-    // The template: the prompt is one argument, unchanged, whatever it holds.
+    // The template: the prompt is one argument, unchanged (but never a flag), whatever it holds.
     let args: Vec<String> = ["-p", "{prompt}", "--model={model}"]
         .map(str::to_owned)
         .to_vec();
     let expanded = command_args(&args, &Request::new(text), "m{prompt}");
     assert_eq!(expanded.len(), args.len());
-    assert_eq!(expanded[1], text);
+    // A prompt never reads as a flag: one that starts with `-` gets a space before it.
+    if text.starts_with('-') {
+        assert_eq!(expanded[1], format!(" {text}"));
+    } else {
+        assert_eq!(expanded[1], text);
+    }
     assert_eq!(expanded[2], "--model=m{prompt}");
 });

@@ -53,7 +53,7 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
     if is_broken_pipe(err) {
         return ExitStatus::Success;
     }
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::printer::run::Safe(std::io::stderr().lock());
     // A hint attached as the outermost context (`error.context(Hint(..))`) goes last, under
     // the error it is about; one at the root of the chain is printed where it stands.
     // (`downcast_ref` also finds a Hint at the root under one context: only the outermost

@@ -14,6 +14,7 @@
 //! - [`Report`] reads a run's whole story back from the store;
 //! - [`Store`] keeps runs, steps, every raw answer, artifacts, waits and events in SQLite.
 
+pub mod beneath;
 pub mod engine;
 pub mod graph;
 pub mod isolate;

@@ -83,5 +83,9 @@ pub use pricing::{ModelPrice, Pricing};
 pub use provider::{BoxFuture, CompletionFuture, Provider};
 pub use request::{Message, Request, Role};
 pub use response::{FinishReason, Response, Usage};
-pub use secret::{ApiKey, SECRET_VARIABLES, redact_secret};
+#[cfg(all(target_os = "linux", feature = "command"))]
+pub use secret::hide_environment;
+pub use secret::{
+    ApiKey, SECRET_ENV_VARIABLE, SECRET_VARIABLES, redact_secret, redact_secrets, secret_variables,
+};
 pub use structured::StructuredOutput;

@@ -399,3 +399,54 @@ async fn a_background_child_holding_stdout_does_not_hold_the_call() {
         "the background child {pid} is killed"
     );
 }
+
+/// Issue 34, finding 8: a child that left the process group (`setsid`) and holds stdout open
+/// cannot be killed with the group; the call still ends with the answer the program printed,
+/// `kill_grace` after the group was killed, instead of a timeout.
+#[tokio::test]
+async fn a_setsid_child_holding_stdout_does_not_hold_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file: PathBuf = dir.path().join("child.pid");
+    let body = format!(
+        "echo '{{\"a\": 1}}'\nsetsid sh -c 'echo $$ > \"{}\"; exec sleep 30' &\nsleep 0.2\n",
+        pid_file.display()
+    );
+    let mut config = script(dir.path(), "leaves_a_session.sh", &body);
+    config.timeout = std::time::Duration::from_secs(20);
+    config.kill_grace = std::time::Duration::from_millis(200);
+    let response = provider(config)
+        .complete(&Request::new("x"))
+        .await
+        .expect("the answer, not a timeout");
+    assert_eq!(response.text.trim(), r#"{"a": 1}"#);
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
+}
+
+/// Issue 34: a key given to an agent through `pass_env` that the agent echoes is not kept in
+/// its answer.
+#[tokio::test]
+async fn a_key_an_agent_echoes_is_redacted_from_its_answer() {
+    let Ok(key) = std::env::var("OPENAI_API_KEY") else {
+        // The variable is set for this test by the command below when absent.
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "a_key_an_agent_echoes_is_redacted_from_its_answer",
+                "--exact",
+                "--nocapture",
+            ])
+            .env("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = script(dir.path(), "echo_key.sh", "echo \"key=$OPENAI_API_KEY\"\n");
+    config.env_remove.clear();
+    let response = provider(config).complete(&Request::new("x")).await.unwrap();
+    assert!(!response.text.contains(&key), "{}", response.text);
+    assert!(response.text.contains("key=***"), "{}", response.text);
+    assert!(!response.raw.contains(&key));
+}

@@ -4,6 +4,7 @@
 use rectify_core::{Applicability, Diagnostic, Format, Location, Repair};
 use serde_json::Value;
 
+use crate::cover::Cover;
 use crate::extract::{Region, regions};
 use crate::locate::Locator;
 use crate::log::Log;
@@ -429,19 +430,18 @@ fn combine(text: &str, found: &mut Found, options: &RepairOptions, out: &mut Rep
 
 /// What the value never used needs no permission: the repairs made inside a candidate left
 /// out give way to the record of its drop. Candidates read out of one rewritten document
-/// share its span; where a kept one does, the repairs stay.
+/// share its span; where a kept one does, the repairs stay. One pass over the repairs.
 fn forget_left_out(found: &mut Found, choice: &Choice) {
-    let (kept, left_out): (Vec<_>, Vec<_>) = (0..found.spans.len()).partition(|&i| choice.keeps(i));
-    for i in left_out {
-        let (start, end) = found.spans[i];
-        let shared = kept.iter().any(|&k| {
-            let (s, e) = found.spans[k];
-            s < end && start < e
-        });
-        if !shared {
-            found.raw.forget_within(start, end);
-        }
-    }
+    let spans = &found.spans;
+    let (kept, left_out): (Vec<_>, Vec<_>) = (0..spans.len()).partition(|&i| choice.keeps(i));
+    let kept = Cover::new(kept.into_iter().filter_map(|k| spans.get(k).copied()));
+    let gone = Cover::new(
+        left_out
+            .into_iter()
+            .filter_map(|i| spans.get(i).copied())
+            .filter(|&(start, end)| !kept.overlaps(start, end)),
+    );
+    found.raw.forget_where(|start, end| gone.holds(start, end));
 }
 
 /// Which candidates stand — the one that fits the schema best, or as [`choose`] decides —

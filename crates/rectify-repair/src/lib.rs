@@ -58,6 +58,7 @@
 
 mod coerce;
 mod compiled;
+mod cover;
 mod engine;
 mod extract;
 mod locate;
@@ -73,9 +74,13 @@ mod select;
 mod strict;
 mod text;
 mod unfenced;
+mod work;
 mod yaml;
 mod yaml_edit;
 mod yaml_write;
+
+#[cfg(test)]
+mod linear;
 
 pub use markdown_fence::{UnwrappedMarkdown, unwrap_markdown};
 pub use options::RepairOptions;

@@ -32,6 +32,7 @@ impl<'a> Locator<'a> {
     /// a character boundary. One pass over the text when the items come sorted by start
     /// (the usual case); otherwise they are visited in sorted order.
     pub fn locate<T>(&self, items: &mut [T], get: impl Fn(&T) -> Span, set: impl Fn(&mut T, Span)) {
+        crate::work::add(items.len());
         let sorted = items.windows(2).all(|w| match w {
             [a, b] => get(a).start <= get(b).start,
             _ => true,
@@ -85,6 +86,7 @@ impl Cursor {
         let Some(gap) = text.get(self.at..to) else {
             return;
         };
+        crate::work::add(gap.len());
         if gap.len() < 256 {
             for &b in gap.as_bytes() {
                 if b == b'\n' {

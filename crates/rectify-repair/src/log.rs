@@ -116,11 +116,11 @@ impl Log {
         }
     }
 
-    /// Forgets the repairs made inside `start..end`: a candidate left out whole, whose drop
-    /// is recorded with its text instead.
-    pub fn forget_within(&mut self, start: usize, end: usize) {
-        self.entries
-            .retain(|r| !(start <= r.span.start && r.span.start < end && r.span.end <= end));
+    /// Forgets the repairs whose byte range `start..end` makes `gone` true (made inside
+    /// candidates left out whole, whose drops are recorded with their text instead).
+    pub fn forget_where(&mut self, gone: impl Fn(usize, usize) -> bool) {
+        crate::work::add(self.entries.len());
+        self.entries.retain(|r| !gone(r.span.start, r.span.end));
     }
 
     pub fn is_empty(&self) -> bool {

@@ -39,6 +39,7 @@ pub(crate) fn record_choice(
     empty: impl Fn(usize) -> bool,
 ) {
     let mut dropped = false;
+    crate::work::add(spans.len());
     for (i, &(start, end)) in spans.iter().enumerate() {
         if !kept(i) && !empty(i) {
             log.dropped(rule, text, start, end);

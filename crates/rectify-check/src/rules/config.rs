@@ -102,12 +102,44 @@ fn parse_documents(
             reference::check_name(name)?;
             let path = Path::new(path);
             let resolved = match base_dir {
-                Some(dir) if path.is_relative() => dir.join(path),
-                _ => path.to_path_buf(),
+                Some(dir) => under(dir, path).map_err(|why| {
+                    format!(
+                        "document `{name}`: `{}` {why}; a rules file reads only files under its \
+                         own directory (name others with `--ref {name}=FILE`)",
+                        path.display()
+                    )
+                })?,
+                None => path.to_path_buf(),
             };
             Ok((name.clone(), resolved))
         })
         .collect()
+}
+
+/// `path` joined to `dir` when it stays under it: relative, no `..` out, and (when it exists)
+/// no symlink leading out. A rules file is configuration, but what its documents hold ends up
+/// in messages, as a schema's `$ref` does.
+fn under(dir: &Path, path: &Path) -> Result<PathBuf, &'static str> {
+    use std::path::Component;
+    if !path.is_relative() {
+        return Err("is absolute");
+    }
+    let mut depth = 0usize;
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::ParentDir if depth > 0 => depth -= 1,
+            Component::ParentDir => return Err("leads out of the rules file's directory"),
+            _ => {}
+        }
+    }
+    let joined = dir.join(path);
+    if let (Ok(real), Ok(root)) = (joined.canonicalize(), dir.canonicalize())
+        && !real.starts_with(root)
+    {
+        return Err("leads out of the rules file's directory through a symlink");
+    }
+    Ok(joined)
 }
 
 type RuleError = (Option<String>, String);

@@ -494,15 +494,54 @@ fn documents_resolve_against_the_base_dir_and_load() {
     let abs = RuleSet::from_value(
         &json!({"documents": {"p": "/x/p.json"}, "rules": []}),
         Some(Path::new("/base")),
-    )
-    .unwrap();
-    assert_eq!(abs.documents()["p"], Path::new("/x/p.json"));
+    );
+    assert!(
+        abs.is_err(),
+        "an absolute document is outside the rules file's directory"
+    );
+    let inline =
+        RuleSet::from_value(&json!({"documents": {"p": "/x/p.json"}, "rules": []}), None).unwrap();
+    assert_eq!(inline.documents()["p"], Path::new("/x/p.json"));
     std::fs::write(dir.path().join("plan.json"), "{broken").unwrap();
     let err = set.load_documents().unwrap_err();
     assert!(
         matches!(&err, ConfigError::InvalidDocument { name, .. } if name == "plan"),
         "{err:?}"
     );
+}
+
+/// Issue 34, finding 10: a rules file's documents are read only under its own directory, as a
+/// schema's `$ref`s are.
+#[test]
+fn a_rules_files_documents_stay_under_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(dir.path().join("secret.json"), "{}").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.json"), rules.join("link.json")).unwrap();
+    for doc in [
+        "/etc/passwd",
+        "../secret.json",
+        "a/../../secret.json",
+        "link.json",
+    ] {
+        let path = rules.join("rules.json");
+        std::fs::write(
+            &path,
+            format!(r#"{{"documents": {{"d": "{doc}"}}, "rules": []}}"#),
+        )
+        .unwrap();
+        let err = RuleSet::from_file(&path).expect_err(doc).to_string();
+        assert!(err.contains("under its own directory"), "{doc}: {err}");
+    }
+    std::fs::write(rules.join("plan.json"), "{}").unwrap();
+    let path = rules.join("rules.json");
+    std::fs::write(
+        &path,
+        r#"{"documents": {"d": "./x/../plan.json"}, "rules": []}"#,
+    )
+    .unwrap();
+    assert!(RuleSet::from_file(&path).is_ok());
 }
 
 const RULES_YAML: &str = r#"documents:

@@ -224,7 +224,7 @@ pub fn finish(
     workdir: &std::path::Path,
 ) -> Result<ExitStatus> {
     match output {
-        Output::Json => print(&wire(summary))?,
+        Output::Json => print(&wire(summary, &workdir.to_string_lossy()))?,
         Output::Human => human(summary, false, &workdir.to_string_lossy())?,
     }
     Ok(match summary.status {

@@ -31,7 +31,7 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
                 bail!("no run `{run}` in `{}`", args.workdir.display());
             };
             match args.output {
-                Output::Json => print(&wire(&summary))?,
+                Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
                 Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
             }
             Ok(ExitStatus::Success)
@@ -70,7 +70,7 @@ fn on_restate(address: &str, run: &str, args: &StatusArgs) -> Result<ExitStatus>
     let summary: RunSummary = serde_json::from_value(value)
         .context("the Restate endpoint's answer is not a run summary")?;
     match args.output {
-        Output::Json => print(&wire(&summary))?,
+        Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
         Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
     }
     Ok(ExitStatus::Success)

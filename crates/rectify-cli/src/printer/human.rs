@@ -1,5 +1,6 @@
 //! rustc-style diagnostics: a title, the offending line with a caret, expected/received notes.
 
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
@@ -25,14 +26,21 @@ impl HumanPrinter {
         }
     }
 
-    /// Renders one diagnostic; `doc` supplies the source line when the diagnostic has a span.
-    pub fn render(&self, d: &Diagnostic, name: &str, doc: Option<&Document>) -> String {
+    /// Renders one diagnostic; `doc` supplies the source line when the diagnostic has a span,
+    /// and `columns` finds columns in it (kept for all the diagnostics of one document).
+    pub(crate) fn render(
+        &self,
+        d: &Diagnostic,
+        name: &str,
+        doc: Option<&Document>,
+        columns: &mut Columns,
+    ) -> String {
         let level = match d.severity {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
         let title = level.primary_title(title_text(d)).id(d.code.as_str());
-        let group = match (frame(d, doc), d.location.span) {
+        let group = match (frame(d, doc, columns), d.location.span) {
             (Some((line_no, text, range)), Some(span)) if text.starts_with('…') => title
                 .element(Origin::path(name).line(span.line).char_column(span.column))
                 .element(
@@ -67,8 +75,9 @@ impl HumanPrinter {
         doc: Option<&Document>,
     ) -> std::io::Result<()> {
         let mut err = std::io::stderr().lock();
+        let mut columns = Columns::default();
         for d in diagnostics {
-            writeln!(err, "{}\n", self.render(d, name, doc))?;
+            writeln!(err, "{}\n", self.render(d, name, doc, &mut columns))?;
         }
         writeln!(err, "{}", summary(diagnostics, name))
     }
@@ -121,12 +130,13 @@ fn notes(d: &Diagnostic) -> String {
 fn frame(
     d: &Diagnostic,
     doc: Option<&Document>,
+    columns: &mut Columns,
 ) -> Option<(usize, String, std::ops::Range<usize>)> {
     const CONTEXT: usize = 80;
     let span = d.location.span?;
     let doc = doc.filter(|doc| !doc.source.is_empty())?;
     let line = doc.line_text(span.line);
-    let col = byte_col(line, span.column);
+    let col = columns.byte_col(span.line, line, span.column);
     let line_start = span.start.checked_sub(col)?;
     let span_end = span
         .end
@@ -156,6 +166,60 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// Characters between two marks of a long line in [`Columns`].
+const MARK_EVERY: usize = 64;
+
+/// Lines longer than this (in bytes) get marks in [`Columns`].
+const LONG_LINE: usize = 1024;
+
+/// The byte offsets of columns of one document's lines. On a long line, the offset of every
+/// [`MARK_EVERY`]th character is kept, so that a column costs at most that many characters
+/// to find: counting from the start of the line for each diagnostic made 80,000 diagnostics
+/// on one line of a model's answer take 37 s (issue 34, item 6).
+#[derive(Default)]
+pub(crate) struct Columns {
+    /// Line number → byte offset of characters 0, `MARK_EVERY`, 2 × `MARK_EVERY`…
+    marks: HashMap<usize, Vec<usize>>,
+    /// Characters stepped over, for the tests.
+    #[cfg(test)]
+    steps: usize,
+}
+
+impl Columns {
+    /// [`byte_col`] of `column` in `line` (the text of line `line_no`).
+    fn byte_col(&mut self, line_no: usize, line: &str, column: usize) -> usize {
+        if line.len() <= LONG_LINE {
+            #[cfg(test)]
+            {
+                self.steps += column.min(line.len());
+            }
+            return byte_col(line, column);
+        }
+        #[cfg(test)]
+        if !self.marks.contains_key(&line_no) {
+            self.steps += line.len();
+        }
+        let marks = self.marks.entry(line_no).or_insert_with(|| {
+            line.char_indices()
+                .step_by(MARK_EVERY)
+                .map(|(i, _)| i)
+                .collect()
+        });
+        let k = column.saturating_sub(1);
+        let Some(&from) = marks.get(k / MARK_EVERY) else {
+            return line.len();
+        };
+        #[cfg(test)]
+        {
+            self.steps += k % MARK_EVERY;
+        }
+        let rest = line.get(from..).unwrap_or("");
+        rest.char_indices()
+            .nth(k % MARK_EVERY)
+            .map_or(line.len(), |(i, _)| from + i)
+    }
+}
+
 fn byte_col(text: &str, column: usize) -> usize {
     text.char_indices()
         .nth(column.saturating_sub(1))
@@ -168,4 +232,84 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use rectify_core::{Format, Location, SpanMap};
+    use serde_json::Value;
+
+    use super::*;
+
+    /// A line of `n` characters, one in seven of them two bytes long.
+    fn long_line(n: usize) -> String {
+        (0..n).map(|i| if i % 7 == 3 { 'é' } else { 'x' }).collect()
+    }
+
+    /// Pseudo-random numbers below `n`, the same on every run.
+    fn shuffled(count: usize, n: usize) -> Vec<usize> {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        (0..count)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                usize::try_from(x % n as u64).unwrap_or(0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_agree_with_counting_from_the_line_start() {
+        let line = long_line(3000);
+        let mut columns = Columns::default();
+        for column in (0..3100).chain((0..3100).rev()) {
+            assert_eq!(
+                columns.byte_col(1, &line, column),
+                byte_col(&line, column),
+                "{column}"
+            );
+        }
+    }
+
+    /// The work to frame `count` diagnostics on one line of `n` characters, in the order
+    /// `order` gives their columns: at most the line once and `MARK_EVERY` characters each,
+    /// whatever the order. Counting from the line start for each one (the quadratic
+    /// algorithm) steps over about `count × n / 2` characters and fails this for every size.
+    #[test]
+    fn framing_many_diagnostics_on_one_line_is_linear() {
+        for n in [4_096, 16_384, 65_536, 262_144] {
+            let count = n / 8;
+            let line = long_line(n);
+            let ascending: Vec<usize> = (1..=count).map(|i| i * 8).collect();
+            let descending: Vec<usize> = ascending.iter().rev().copied().collect();
+            let random: Vec<usize> = shuffled(count, n).iter().map(|c| c + 1).collect();
+            for order in [ascending, descending, random] {
+                let mut columns = Columns::default();
+                for &column in &order {
+                    columns.byte_col(1, &line, column);
+                }
+                let bound = 2 * line.len() + MARK_EVERY * order.len();
+                assert!(columns.steps <= bound, "n={n}: {} > {bound}", columns.steps);
+            }
+        }
+    }
+
+    #[test]
+    fn frames_printed_together_are_the_frames_of_each_alone() {
+        let text = format!("{}\n{}", long_line(5000), long_line(40));
+        let doc = Document::new(Format::Text, text, Value::Null, SpanMap::default());
+        let printer = HumanPrinter {
+            renderer: Renderer::plain(),
+        };
+        let mut columns = Columns::default();
+        for (start, end) in [(4000, 4010), (10, 12), (5100, 5110), (4999, 5003), (0, 1)] {
+            let span = doc.span(start, end);
+            let d = Diagnostic::error("x.y", Location::root().with_span(Some(span)), "m");
+            let together = printer.render(&d, "a", Some(&doc), &mut columns);
+            let alone = printer.render(&d, "a", Some(&doc), &mut Columns::default());
+            assert_eq!(together, alone);
+            assert!(together.contains('^'), "{together}");
+        }
+    }
 }

@@ -100,7 +100,7 @@ fn wait_html(page: &mut String, run: &str, w: &WaitRecord, workdir: &str) {
         let _ = write!(page, "<p>files: {}</p>", files.join(", "));
     }
     if let Some(best) = &w.best {
-        let _ = write!(page, "<h4>Best candidate</h4><pre>{}</pre>", esc(best));
+        let _ = write!(page, "<h4>Best candidate</h4><pre>{}</pre>", payload(best));
     }
     page.push_str("<h4>To continue</h4><pre>");
     for c in super::run::continue_commands(run, &w.step, &w.reason, workdir) {
@@ -222,7 +222,7 @@ fn calls(page: &mut String, step: &StepReport, origin: i64) {
             seconds(c.at_ms - origin),
             c.input_tokens,
             c.output_tokens,
-            esc(&c.raw)
+            payload(&c.raw)
         );
         if !c.outcome.problems.is_empty() {
             diagnostics(page, &c.outcome.problems);
@@ -322,6 +322,26 @@ fn anchor(id: &str) -> String {
     out
 }
 
+/// The most of one answer a page shows: a report stays readable (and its size bounded by the
+/// number of calls, not by what a model wrote); the JSON report holds everything.
+const PAYLOAD_BYTES: usize = 64 * 1024;
+
+/// An answer, escaped, cut at [`PAYLOAD_BYTES`] with how much more there is.
+fn payload(text: &str) -> String {
+    if text.len() <= PAYLOAD_BYTES {
+        return esc(text);
+    }
+    let mut end = PAYLOAD_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n<span class=\"error\">… {} more bytes not shown (`rectify report RUN --output json` has them all)</span>",
+        esc(&text[..end]),
+        text.len() - end
+    )
+}
+
 /// HTML text escaping (also safe inside double-quoted attributes).
 fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -340,7 +360,16 @@ fn esc(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{anchor, esc};
+    use super::{PAYLOAD_BYTES, anchor, esc, payload};
+
+    #[test]
+    fn a_huge_answer_is_cut_on_the_page() {
+        let huge = "é".repeat(PAYLOAD_BYTES);
+        let shown = payload(&huge);
+        assert!(shown.len() < PAYLOAD_BYTES + 200, "{}", shown.len());
+        assert!(shown.ends_with("has them all)</span>"));
+        assert_eq!(payload("<a>"), "&lt;a&gt;");
+    }
 
     #[test]
     fn text_from_models_cannot_break_out_of_the_page() {

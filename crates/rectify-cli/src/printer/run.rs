@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 use super::json::WireDiagnostic;
 
 /// The run summary as JSON, diagnostics in the same shape as `rectify check`.
-pub fn wire(summary: &RunSummary) -> Value {
+pub fn wire(summary: &RunSummary, workdir: &str) -> Value {
     let diags = |ds: &[Diagnostic]| -> Value {
         Value::Array(ds.iter().map(|d| json!(WireDiagnostic::from(d))).collect())
     };
     let waiting = |w: &Waiting| {
         json!({"step": w.step, "reason": w.reason, "message": w.message, "diagnostics": diags(&w.diagnostics),
                "files": w.files, "best": w.best,
-               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, ".")})
+               "continue": continue_commands(&summary.run_id, &w.step, &w.reason, workdir)})
     };
     let steps: Vec<Value> = summary
         .steps
@@ -51,7 +51,7 @@ pub fn wire(summary: &RunSummary) -> Value {
 /// A summary for people on stderr: one line per step, then what the run waits for and the
 /// commands that continue it (with `detail`, the best candidate too, as `status` shows).
 pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Result<()> {
-    let mut err = std::io::stderr().lock();
+    let mut err = Safe(std::io::stderr().lock());
     writeln!(
         err,
         "run {} ({}): {}",
@@ -112,7 +112,7 @@ pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Resu
         if let Some(best) = w.best.as_deref().filter(|_| detail) {
             writeln!(err, "  best candidate:")?;
             for line in best.lines().take(40) {
-                writeln!(err, "    | {line}")?;
+                writeln!(err, "    | {}", clip(line, 200))?;
             }
             if best.lines().count() > 40 {
                 writeln!(err, "    | ... ({} lines in all)", best.lines().count())?;
@@ -137,18 +137,97 @@ fn located(d: &Diagnostic) -> String {
 }
 
 /// The commands that continue a run waiting at `step` for `reason` (`human`, `exhausted`),
-/// with `--workdir` when it is not the current directory.
+/// with `--workdir` when it is not the current directory; every value shell-quoted, so a
+/// command copied from here runs as shown.
 pub fn continue_commands(run: &str, step: &str, reason: &str, workdir: &str) -> Vec<String> {
+    let (run, step) = (quote(run), quote(step));
     let mut tail = format!(" --step {step}");
     if workdir != "." && !workdir.is_empty() {
-        let _ = write!(tail, " --workdir {workdir}");
+        let _ = write!(tail, " --workdir {}", quote(workdir));
     }
     let mut out = vec![
         format!("rectify resume {run} --approve{tail}"),
-        format!("rectify resume {run} --reject --feedback \"what to change\"{tail}"),
+        format!("rectify resume {run} --reject --feedback 'what to change'{tail}"),
     ];
     if reason == "exhausted" {
         out.push(format!("rectify resume {run} --edit PATH=FILE{tail}"));
     }
     out
+}
+
+/// `text` quoted for a POSIX shell when it needs to be.
+fn quote(text: &str) -> String {
+    shlex::try_quote(text).map_or_else(|_| "''".to_owned(), std::borrow::Cow::into_owned)
+}
+
+/// At most `max` characters of `line`, with how many more there were.
+fn clip(line: &str, max: usize) -> String {
+    match line.char_indices().nth(max) {
+        Some((at, _)) => format!(
+            "{} ... ({} characters in all)",
+            &line[..at],
+            line.chars().count()
+        ),
+        None => line.to_owned(),
+    }
+}
+
+/// A terminal writer that shows control characters instead of sending them: what an agent
+/// wrote (its stderr, its answer) cannot clear the screen, set the title or write the
+/// clipboard through escape sequences. Newlines and tabs pass.
+pub struct Safe<W>(pub W);
+
+impl<W: Write> Write for Safe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(terminal_safe(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// `text` with every control character but newline and tab shown as `\u{..}`.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_are_shown_not_sent() {
+        let hostile = "done\x1b]0;pwned\x07\x1b[2J\u{9b}31m\r";
+        assert_eq!(
+            terminal_safe(hostile),
+            "done\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}31m\\u{d}"
+        );
+        assert_eq!(terminal_safe("a\n\tb"), "a\n\tb");
+    }
+
+    #[test]
+    fn continue_commands_are_quoted() {
+        let c = continue_commands("r1", "a b;rm -rf x", "exhausted", "/tmp/my dir");
+        assert_eq!(
+            c[0],
+            "rectify resume r1 --approve --step 'a b;rm -rf x' --workdir '/tmp/my dir'"
+        );
+    }
 }

@@ -151,5 +151,50 @@ fn ask_agents_see_no_provider_key_unless_passed() {
     assert_eq!(none["anthropic"], "absent");
     let passed = ask(&["--pass-env", "ANTHROPIC_API_KEY"]);
     assert_eq!(passed["openai"], "absent");
-    assert_eq!(passed["anthropic"], "sk-ant-SECRET-0123456789");
+    // Passed, and echoed: redacted in the answer (issue 34), never kept or printed.
+    assert_eq!(passed["anthropic"], "***");
+}
+
+/// Issue 34, finding 2: an agent cannot read the keys removed from its environment in its
+/// parent's, `/proc/$PPID/environ`: rectify is non-dumpable. Run as an unprivileged user
+/// (root reads any process's environment whatever the process does): with `setpriv` when the
+/// tests run as root.
+#[test]
+fn an_agent_cannot_read_rectifys_environment_through_proc() {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let schema = dir.path().join("s.schema.json");
+    std::fs::write(&schema, r#"{"type": "object"}"#).unwrap();
+    let script = r#"cat >/dev/null; if tr '\0' '\n' < /proc/$PPID/environ 2>/dev/null | grep -q CANARY; then v=read; else v=refused; fi; printf '{"parent_env":"%s"}' "$v""#;
+    let bin = assert_cmd::cargo::cargo_bin("rectify");
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let out = cmd
+        .args(["ask", "x", "--schema"])
+        .arg(&schema)
+        .args(["--", "sh", "-c", script])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("TMPDIR", dir.path())
+        .env("OPENAI_API_KEY", "sk-CANARY-0123456789")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["parent_env"], "refused", "{stderr}");
 }

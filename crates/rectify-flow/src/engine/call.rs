@@ -22,10 +22,16 @@ pub(crate) enum Called {
 }
 
 /// What the engine saw right after a call: the declared files as the agent left them (`None`:
-/// absent) and findings (confinement). Recorded with the answer; restored on replay.
+/// absent), the other paths its change set touched, and findings (confinement). Recorded
+/// with the answer; on replay only the declared files are restored.
 #[derive(Debug, Default)]
 pub(crate) struct Observed {
     pub files: Vec<(String, Option<Vec<u8>>)>,
+    /// Undeclared paths the agent changed (applied under `report` confinement, or scratch).
+    /// Recorded for the audit, never restored: the shared tree already holds them, and may
+    /// hold a later version (a validator's log line, a later step's write) that a restore
+    /// would lose.
+    pub applied: Vec<(String, Option<Vec<u8>>)>,
     pub problems: Vec<Diagnostic>,
 }
 
@@ -81,11 +87,14 @@ impl Runner {
         };
         let mut files = Vec::new();
         for (path, bytes) in observed.files {
-            let hash = bytes.as_ref().map(|b| crate::load::hex(&Sha256::digest(b)));
-            outcome.files.insert(path.clone(), hash);
-            if let Some(b) = bytes {
-                files.push((path, b));
-            }
+            outcome
+                .files
+                .insert(path.clone(), keep(&mut files, &path, bytes));
+        }
+        for (path, bytes) in observed.applied {
+            outcome
+                .applied
+                .insert(path.clone(), keep(&mut files, &path, bytes));
         }
         let call = CallRecord {
             step: unit.to_owned(),
@@ -159,7 +168,7 @@ impl Runner {
         declared
             .iter()
             .filter_map(|(rel, abs)| {
-                super::paths::read_bounded(abs, limit)
+                super::paths::read_in(&self.workdir, abs, limit)
                     .ok()
                     .map(|bytes| (rel.clone(), bytes))
             })
@@ -176,7 +185,16 @@ impl Runner {
                     .artifact(hash)
                     .map_err(|e| e.to_string())?
                     .ok_or_else(|| format!("the artifact {hash} is missing from the store"))?;
-                if std::fs::read(&abs).ok().as_deref() != Some(bytes.as_slice()) {
+                let limit = self
+                    .wf
+                    .spec
+                    .defaults
+                    .max_output_bytes
+                    .max(bytes.len() as u64);
+                let now = super::paths::read_in(&self.workdir, &abs, limit)
+                    .ok()
+                    .flatten();
+                if now.as_deref() != Some(bytes.as_slice()) {
                     let since = self.tree.now();
                     match self.tree.write(unit, path, &bytes, since) {
                         Ok(()) => {}
@@ -186,12 +204,17 @@ impl Runner {
                 }
                 Ok(())
             }
-            None => match std::fs::remove_file(&abs) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
-                _ => Ok(()),
-            },
+            None => super::paths::remove_in(&self.workdir, &abs).map_err(|e| e.to_string()),
         }
     }
+}
+
+/// The SHA-256 of `bytes` (`None`: absent), the bytes queued for the artifacts table.
+fn keep(files: &mut Vec<(String, Vec<u8>)>, path: &str, bytes: Option<Vec<u8>>) -> Option<String> {
+    let bytes = bytes?;
+    let hash = crate::load::hex(&Sha256::digest(&bytes));
+    files.push((path.to_owned(), bytes));
+    Some(hash)
 }
 
 /// A short hash of the request's messages (which prompt an answer belongs to).

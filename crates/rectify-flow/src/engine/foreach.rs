@@ -211,17 +211,18 @@ impl Runner {
             .render(&foreach.document, None)
             .map_err(ItemsError::Config)?;
         let abs = paths::inside(&self.workdir, &rel).map_err(ItemsError::Config)?;
-        let bytes = match paths::read_bounded(&abs, self.wf.spec.defaults.max_output_bytes) {
-            Ok(Some(b)) => b,
-            Ok(None) => {
-                let d = doc_problem(None, "", format!("the document `{rel}` does not exist"));
-                return Err(ItemsError::Document(rel, vec![d]));
-            }
-            Err(why) => {
-                let d = doc_problem(None, "", format!("the document `{rel}`: {why}"));
-                return Err(ItemsError::Document(rel, vec![d]));
-            }
-        };
+        let bytes =
+            match paths::read_in(&self.workdir, &abs, self.wf.spec.defaults.max_output_bytes) {
+                Ok(Some(b)) => b,
+                Ok(None) => {
+                    let d = doc_problem(None, "", format!("the document `{rel}` does not exist"));
+                    return Err(ItemsError::Document(rel, vec![d]));
+                }
+                Err(why) => {
+                    let d = doc_problem(None, "", format!("the document `{rel}`: {why}"));
+                    return Err(ItemsError::Document(rel, vec![d]));
+                }
+            };
         let format = rectify_core::Format::from_path(&rel).unwrap_or(rectify_core::Format::Yaml);
         let parsed = rectify_parse::read_bytes(bytes, format, &rectify_parse::Limits::default());
         let doc = match parsed.document {

@@ -33,7 +33,7 @@ use crate::template::Templates;
 
 pub use confine::Allowed;
 pub use dag::End;
-pub use paths::{inside, read_bounded, write_atomic};
+pub use paths::{inside, read_bounded, read_in, remove_in, write_atomic, write_in};
 pub use prompt::FAILED_HEADER;
 pub use providers::{CallContext, ProviderFactory, SpecFactory};
 pub use resume::{Decision, resume};
@@ -402,10 +402,18 @@ impl Runner {
         self.templates.render(source, &self.context(item))
     }
 
-    fn call_context(&self, unit: &produce::Unit, env: Vec<(String, String)>) -> CallContext {
+    /// What a call of `unit` runs with. Its timeout is the step's `timeout_secs`, else the
+    /// provider's (`spec`), else the defaults', else 600 s.
+    fn call_context(
+        &self,
+        unit: &produce::Unit,
+        env: Vec<(String, String)>,
+        spec: Option<&rectify_provider::spec::ProviderSpec>,
+    ) -> CallContext {
         let step = self.step_spec(unit);
         let secs = step
             .timeout_secs
+            .or_else(|| spec.and_then(|s| s.timeout).map(|d| d.as_secs_f64()))
             .or(self.wf.spec.defaults.timeout_secs)
             .filter(|s| s.is_finite() && *s > 0.0)
             .unwrap_or(600.0);

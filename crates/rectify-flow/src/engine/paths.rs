@@ -109,6 +109,48 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> 
     Ok(Some(bytes))
 }
 
+/// `path` (absolute under `workdir`, or relative to it) as a path relative to `workdir`.
+fn relative<'a>(workdir: &Path, path: &'a Path) -> std::io::Result<&'a Path> {
+    if path.is_relative() {
+        return Ok(path);
+    }
+    path.strip_prefix(workdir).map_err(|_| {
+        std::io::Error::other(format!(
+            "`{}` is outside the working directory",
+            path.display()
+        ))
+    })
+}
+
+/// [`read_bounded`] for a file under `workdir`, resolved beneath it at the moment of the read
+/// (a symlink leading out, to `/proc` or anywhere else, is refused): see [`crate::beneath`].
+pub fn read_in(workdir: &Path, path: &Path, limit: u64) -> Result<Option<Vec<u8>>, String> {
+    let rel = relative(workdir, path).map_err(|e| e.to_string())?;
+    match crate::beneath::read(workdir, rel, limit) {
+        Ok(bytes) => Ok(bytes),
+        Err(crate::beneath::BeneathError::TooLarge { limit, .. }) => {
+            Err(format!("it has more than the limit of {limit} bytes"))
+        }
+        Err(crate::beneath::BeneathError::NotAFile(_)) => {
+            Err("it is not a regular file".to_owned())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// [`write_atomic`] for a file under `workdir`, resolved beneath it (a symlink at the path is
+/// replaced, one on the way out refused).
+pub fn write_in(workdir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let rel = relative(workdir, path)?;
+    crate::beneath::write(workdir, rel, bytes, None).map_err(Into::into)
+}
+
+/// Removes a file under `workdir`, resolved beneath it (absent is fine).
+pub fn remove_in(workdir: &Path, path: &Path) -> std::io::Result<()> {
+    let rel = relative(workdir, path)?;
+    crate::beneath::remove(workdir, rel).map_err(Into::into)
+}
+
 /// Removes the temporary files that a killed rectify process left under `workdir` (named
 /// `.rectify-tmp-PID-N`, where PID is no longer a live process); the files they were
 /// replacing are intact, since each is renamed into place only when complete. Returns how

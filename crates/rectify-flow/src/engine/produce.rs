@@ -205,7 +205,7 @@ impl Runner {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )];
-        let mut context = self.call_context(unit, env);
+        let mut context = self.call_context(unit, env, Some(&spec));
         // A command agent works in its own view of the tree (not when its answer is replayed).
         let replayed = self.is_recorded(&unit.key, "producer", record.attempts);
         let view = if spec.kind == ProviderKind::Command && !replayed {
@@ -307,7 +307,8 @@ impl Runner {
     }
 
     /// Applies a finished agent's change set (when it ran in a view) and captures the
-    /// declared files and every path it changed, as the shared tree now holds them.
+    /// declared files and, apart, every other path it changed, as the shared tree now holds
+    /// them.
     pub(crate) fn observe_view(
         &self,
         unit: &str,
@@ -319,16 +320,18 @@ impl Runner {
             Some((view, since)) => self.tree.apply(unit, view, *since, policy),
             None => Applied::default(),
         };
-        let mut paths = declared.to_vec();
+        let mut extra = Vec::new();
         for (rel, _) in &applied.paths {
-            if !paths.iter().any(|(p, _)| p == rel)
+            if !declared.iter().any(|(p, _)| p == rel)
+                && !extra.iter().any(|(p, _): &(String, PathBuf)| p == rel)
                 && let Ok(abs) = paths::inside(&self.workdir, rel)
             {
-                paths.push((rel.clone(), abs));
+                extra.push((rel.clone(), abs));
             }
         }
         Observed {
-            files: self.capture(&paths),
+            files: self.capture(declared),
+            applied: self.capture(&extra),
             problems: applied.problems,
         }
     }

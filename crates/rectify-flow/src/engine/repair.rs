@@ -32,8 +32,11 @@ impl Runner {
         let (agent, spec) = self.agent(repairer)?;
         let prompt = repair_prompt(&agent.instructions, &files);
         let names: Vec<String> = files.iter().map(|(p, _, _)| p.clone()).collect();
-        let mut context =
-            self.call_context(unit, vec![("RECTIFY_OUTPUTS".to_owned(), names.join("\n"))]);
+        let mut context = self.call_context(
+            unit,
+            vec![("RECTIFY_OUTPUTS".to_owned(), names.join("\n"))],
+            Some(&spec),
+        );
         let replayed = self.is_recorded(&unit.key, "repair", record.repair_runs);
         let view = if spec.kind == ProviderKind::Command && !replayed {
             let view = self
@@ -174,7 +177,7 @@ impl Runner {
                 if files.iter().any(|(p, _, _)| *p == rel) {
                     continue;
                 }
-                let content = paths::read_bounded(abs, limit)
+                let content = paths::read_in(&self.workdir, abs, limit)
                     .ok()
                     .flatten()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())

@@ -242,9 +242,9 @@ async fn prepare(
     Ok(Some(runner))
 }
 
-/// Makes this process the run's only writer: refused while the holder is alive (its process
-/// exists on this machine, or it sent a heartbeat within 30 s from another); a dead holder's
-/// lease is taken over. The take is a compare-and-swap on the holder seen, so of two
+/// Makes this process the run's only writer: refused while the holder is alive (it sent a
+/// heartbeat within 30 s and, on this machine, its process exists); a dead holder's lease is
+/// taken over. The take is a compare-and-swap on the holder seen, so of two
 /// `resume` started at once, one wins and the other is refused.
 fn claim_lease(store: &Store, run_id: &str) -> Result<(), RunError> {
     let seen = store.lease(run_id)?;
@@ -406,9 +406,9 @@ async fn edit(
     runner.finished.insert(wait.step.clone());
     Ok(None)
 }
-
 /// A file a person's edit replaced and what it held (`None`: it did not exist).
-type Previous = (PathBuf, Option<Vec<u8>>);
+/// A file an edit replaced: the working directory, the file, and what it held (`None`: absent).
+type Previous = (PathBuf, PathBuf, Option<Vec<u8>>);
 
 /// Writes a person's versions over the unit's outputs (each kept as an `edit` artifact);
 /// returns what each file held before (to put back) and, for an answer, the new answer.
@@ -439,14 +439,26 @@ fn write_edits(
                 unit.key
             )));
         };
-        let bytes = std::fs::read(file)
-            .map_err(|e| config(format!("cannot read `{}`: {e}", file.display())))?;
+        // The person's file may be anywhere, but no larger than an output may be.
+        let limit = runner.wf.spec.defaults.max_output_bytes;
+        let bytes = super::paths::read_bounded(file, limit)
+            .map_err(|e| config(format!("cannot read `{}`: {e}", file.display())))?
+            .ok_or_else(|| {
+                config(format!(
+                    "cannot read `{}`: it does not exist",
+                    file.display()
+                ))
+            })?;
         runner.keep_artifact(&unit.key, rel, "edit", &bytes);
-        previous.push((target.clone(), std::fs::read(&target).ok()));
+        let workdir = runner.workdir.clone();
+        let before = super::paths::read_in(&workdir, &target, limit)
+            .ok()
+            .flatten();
+        previous.push((workdir.clone(), target.clone(), before));
         if resolved.answer.is_some() {
             answer = Some(String::from_utf8_lossy(&bytes).into_owned());
         }
-        super::paths::write_atomic(&target, &bytes)
+        super::paths::write_in(&workdir, &target, &bytes)
             .map_err(|e| config(format!("cannot write `{rel}`: {e}")))?;
     }
     Ok((previous, answer))
@@ -486,13 +498,13 @@ async fn judge_edit(
 
 /// Puts back the files a refused edit replaced (removes those that did not exist).
 fn put_back(previous: Vec<Previous>) {
-    for (target, bytes) in previous {
+    for (workdir, target, bytes) in previous {
         match bytes {
             Some(b) => {
-                let _ = super::paths::write_atomic(&target, &b);
+                let _ = super::paths::write_in(&workdir, &target, &b);
             }
             None => {
-                let _ = std::fs::remove_file(&target);
+                let _ = super::paths::remove_in(&workdir, &target);
             }
         }
     }
@@ -627,7 +639,7 @@ fn save_best(runner: &Runner, wait: &WaitRecord) -> Result<(), RunError> {
     };
     let resolved = runner.resolve(&unit).map_err(config)?;
     if let Some((_, Some(save))) = &resolved.answer {
-        super::paths::write_atomic(&save.abs, best.as_bytes())
+        super::paths::write_in(&runner.workdir, &save.abs, best.as_bytes())
             .map_err(|e| config(format!("cannot save the answer to `{}`: {e}", save.rel)))?;
     }
     Ok(())

@@ -342,7 +342,7 @@ impl Runner {
         for output in &resolved.outputs {
             let read_at = self.tree.now();
             let (prepared, problems) = prepare(&output.check, &output.rel, &self.schemas)?;
-            let (text, mut checked) = match paths::read_bounded(&output.abs, limit) {
+            let (text, mut checked) = match paths::read_in(&self.workdir, &output.abs, limit) {
                 Ok(Some(bytes)) => match String::from_utf8(bytes) {
                     Ok(text) => {
                         let checked = prepared.check_text(&text);

@@ -3,7 +3,7 @@
 //! with the unit that made it, so two units never overwrite each other silently.
 
 use std::collections::HashMap;
-use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -164,7 +164,8 @@ impl Tree {
         if let Some(d) = conflict(&log, unit, &path, since, true) {
             return Err(WriteError::Conflict(Box::new(d)));
         }
-        super::paths::write_atomic(&self.root.join(&path), bytes).map_err(WriteError::Io)?;
+        crate::beneath::write(&self.root, &path, bytes, None)
+            .map_err(|e| WriteError::Io(e.into()))?;
         stamp(&mut log, unit, path);
         Ok(())
     }
@@ -257,30 +258,45 @@ impl Tree {
     fn verb(&self, change: &Change) -> &'static str {
         match change.kind {
             ChangeKind::Delete => "deleted",
-            _ if std::fs::symlink_metadata(self.root.join(&change.path)).is_ok() => "changed",
+            _ if crate::beneath::kind(&self.root, &change.path).is_some() => "changed",
             _ => "created",
         }
     }
 
-    /// Applies one change to the shared tree (a file written atomically).
+    /// Applies one change to the shared tree (a file written atomically), every path resolved
+    /// beneath the tree's root at the moment of the write.
     fn put(&self, change: &Change) -> std::io::Result<()> {
-        let dest = self.root.join(&change.path);
+        use crate::beneath::{self, Kind};
+        let rel = &change.path;
         match &change.kind {
-            ChangeKind::Delete => match std::fs::symlink_metadata(&dest) {
-                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&dest),
-                Ok(_) => std::fs::remove_file(&dest),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(e),
-            },
+            ChangeKind::Delete => beneath::remove(&self.root, rel).map_err(Into::into),
             ChangeKind::Write { source, executable } => {
-                if std::fs::symlink_metadata(&dest).is_ok_and(|m| m.is_dir()) {
-                    std::fs::remove_dir(&dest)?;
+                if beneath::kind(&self.root, rel) == Some(Kind::Dir) {
+                    beneath::remove(&self.root, rel)?;
                 }
-                copy_atomic(source, &dest, *executable)
+                // The source is in the agent's view, which its leftover processes may still
+                // change: never followed if it became a symlink, and a regular file only.
+                let mut input = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(open_flags())
+                    .open(source)?;
+                let meta = input.metadata()?;
+                if !meta.is_file() {
+                    return Err(std::io::Error::other("it is no longer a regular file"));
+                }
+                let mode = meta.permissions().mode() & 0o777;
+                let mode = if *executable { mode | 0o100 } else { mode };
+                beneath::write_from(&self.root, rel, &mut input, Some(mode)).map_err(Into::into)
             }
             ChangeKind::Symlink { .. } | ChangeKind::Special => Ok(()),
         }
     }
+}
+
+/// `O_NOFOLLOW | O_NONBLOCK`: a symlink is not followed, a fifo does not block the open.
+fn open_flags() -> i32 {
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    i32::try_from(flags.bits()).unwrap_or(0)
 }
 
 /// What git ignores in the shared tree: each directory's `.gitignore` (its patterns relative
@@ -411,30 +427,4 @@ fn outside(path: &str, verb: &str) -> Diagnostic {
     .expected("changes only to the declared outputs and `may_write` paths")
     .received(path.to_owned())
     .source("confinement")
-}
-
-/// Copies `source` over `dest` through a temporary file in `dest`'s directory.
-fn copy_atomic(source: &Path, dest: &Path, executable: bool) -> std::io::Result<()> {
-    let dir = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".rectify-tmp-{}-{:08x}",
-        std::process::id(),
-        fastrand::u32(..)
-    ));
-    let result = (|| {
-        let mut input = std::fs::File::open(source)?;
-        let mut output = std::fs::File::create_new(&tmp)?;
-        std::io::copy(&mut input, &mut output)?;
-        output.flush()?;
-        output.sync_all()?;
-        let mode = input.metadata()?.permissions().mode() & 0o777;
-        let mode = if executable { mode | 0o100 } else { mode };
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))?;
-        std::fs::rename(&tmp, dest)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

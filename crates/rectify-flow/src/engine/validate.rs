@@ -3,11 +3,9 @@
 //! records, FAIL re-runs the producer with the findings, no verdict is FAIL.
 
 use std::fmt::Write as _;
-use std::process::Stdio;
 
 use rectify_core::{Diagnostic, Finding, FindingLevel, Location, Verdict};
 use rectify_provider::spec::ProviderKind;
-use tokio::io::AsyncReadExt as _;
 
 use super::Runner;
 use super::call::Called;
@@ -118,7 +116,7 @@ impl Runner {
     ) -> Result<Verdict, String> {
         let (agent, spec) = self.agent(name)?;
         let prompt = validator_prompt(&agent.instructions, &unit.key, &resolved.task, work);
-        let mut context = self.call_context(unit, Vec::new());
+        let mut context = self.call_context(unit, Vec::new(), Some(&spec));
         let role = format!("validator:{name}");
         // A command validator looks at the tree in its own view: it judges, and nothing it
         // writes reaches the working tree.
@@ -214,82 +212,43 @@ impl Runner {
     }
 
     /// A command validator: no shell, in the working directory, in its own process group
-    /// (killed whole on timeout); exit 0 is PASS, else FAIL with the output's tail.
+    /// (killed whole when it ends, times out or the run is interrupted; all its output read,
+    /// the tail kept); exit 0 is PASS, else FAIL with the output's tail.
     async fn command_verdict(&self, unit: &Unit, command: &[String]) -> Verdict {
         let Some((program, args)) = command.split_first() else {
             return fail_with("a command validator needs a program".to_owned());
         };
-        let context = self.call_context(unit, Vec::new());
+        let context = self.call_context(unit, Vec::new(), None);
         let mut cmd = tokio::process::Command::new(program);
-        for key in rectify_provider::SECRET_VARIABLES {
+        for key in rectify_provider::secret_variables() {
             cmd.env_remove(key);
         }
         cmd.args(args)
             .current_dir(&self.workdir)
-            .envs(context.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
+            .envs(context.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let run = rectify_provider::command::run_to_end(cmd, context.timeout, TAIL).await;
+        let outcome = match run {
+            Ok(o) => o,
             Err(e) => return fail_with(format!("`{program}` could not be started: {e}")),
         };
-        let pid = child.id();
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
-        let read = async {
-            let mut out = Vec::new();
-            let mut err = Vec::new();
-            let a = async {
-                if let Some(s) = stdout.as_mut() {
-                    let _ = s.take(16 * 1024 * 1024).read_to_end(&mut out).await;
-                }
-            };
-            let b = async {
-                if let Some(s) = stderr.as_mut() {
-                    let _ = s.take(16 * 1024 * 1024).read_to_end(&mut err).await;
-                }
-            };
-            tokio::join!(a, b);
-            let status = child.wait().await;
-            (status, out, err)
-        };
-        match tokio::time::timeout(context.timeout, read).await {
-            Ok((Ok(status), out, err)) if status.success() => {
-                let _ = (out, err);
-                Verdict::Pass
-            }
-            Ok((status, out, err)) => {
-                let mut text = String::from_utf8_lossy(&out).into_owned();
-                text.push_str(&String::from_utf8_lossy(&err));
+        match outcome.status {
+            Some(status) if status.success() => Verdict::Pass,
+            Some(status) => {
                 let code = status
-                    .ok()
-                    .and_then(|s| s.code())
+                    .code()
                     .map_or("a signal".to_owned(), |c| format!("status {c}"));
                 fail_with(format!(
                     "`{}` exited with {code}:\n{}",
                     command.join(" "),
-                    tail(&text)
+                    tail(&outcome.output_tail)
                 ))
             }
-            Err(_) => {
-                kill_group(pid);
-                fail_with(format!(
-                    "`{}` did not finish within {:.0} s and was stopped",
-                    command.join(" "),
-                    context.timeout.as_secs_f64()
-                ))
-            }
+            None => fail_with(format!(
+                "`{}` did not finish within {:.0} s and was stopped",
+                command.join(" "),
+                context.timeout.as_secs_f64()
+            )),
         }
-    }
-}
-
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
-        let group = nix::unistd::Pid::from_raw(pid);
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
     }
 }
 

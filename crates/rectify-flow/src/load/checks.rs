@@ -329,11 +329,16 @@ impl Cx<'_> {
             }
         }
         for (j, glob) in step.may_write.iter().enumerate() {
+            let at = format!("{base}/may_write/{j}");
             if let Err(e) = globset::Glob::new(glob) {
-                problems.push(self.at(
-                    &format!("{base}/may_write/{j}"),
-                    format!("invalid glob: {e}"),
-                ));
+                problems.push(self.at(&at, format!("invalid glob: {e}")));
+            } else if let Some(why) = escapes(glob.trim_end_matches(['/', '\\']))
+                && !glob.trim().is_empty()
+            {
+                problems.push(
+                    self.at(&at, format!("the pattern `{glob}` {why}"))
+                        .expected("paths inside the working directory"),
+                );
             }
         }
     }
@@ -420,7 +425,16 @@ impl Cx<'_> {
 
 /// Why a (template) path would leave the working directory, judged on its literal text.
 pub(crate) fn escapes(path: &str) -> Option<&'static str> {
+    if path.chars().any(char::is_control) {
+        return Some("contains a control character (a NUL, a newline, an escape)");
+    }
     let trimmed = path.trim();
+    if trimmed
+        .split(['/', '\\'])
+        .all(|seg| seg.trim().is_empty() || seg.trim() == ".")
+    {
+        return Some("names no file (it is empty or the working directory itself)");
+    }
     if trimmed.starts_with('/') || trimmed.starts_with('\\') || trimmed.get(1..3) == Some(":\\") {
         return Some("is absolute");
     }
@@ -435,6 +449,9 @@ pub(crate) fn escapes(path: &str) -> Option<&'static str> {
         .find(|seg| !seg.trim().is_empty() && seg.trim() != ".");
     if first.is_some_and(|seg| matches!(seg.trim(), ".git" | ".rectify")) {
         return Some("is inside `.git/` or `.rectify/`, which steps may not write");
+    }
+    if trimmed.ends_with(['/', '\\']) {
+        return Some("names a directory, not a file");
     }
     None
 }

@@ -329,18 +329,20 @@ fn parse_or_default<T: serde::de::DeserializeOwned + Default>(
     }
 }
 
-/// A lease holder that sent no heartbeat for this long is taken for gone, when it is on
-/// another machine (on this one, whether its process is alive decides).
+/// A lease holder that sent no heartbeat for this long is taken for gone (a holder beats
+/// every 5 s).
 pub const LEASE_STALE_MS: i64 = 30_000;
 
 /// Whether the process holding a lease (`pid` on `host`, last heartbeat at `beat_ms`) may
-/// still be running the run: on this machine, its process exists; on another, it sent a
-/// heartbeat within [`LEASE_STALE_MS`].
+/// still be running the run: it sent a heartbeat within [`LEASE_STALE_MS`] and, on this
+/// machine, its process exists (a holder killed with `kill -9` is gone at once; a process id
+/// reused by another program since does not keep a dead run's lease, its heartbeat is old).
 pub fn holder_alive(pid: i64, host: &str, beat_ms: i64) -> bool {
+    let fresh = now_ms() - beat_ms < LEASE_STALE_MS;
     if host == hostname() {
-        Path::new(&format!("/proc/{pid}")).exists()
+        fresh && Path::new(&format!("/proc/{pid}")).exists()
     } else {
-        now_ms() - beat_ms < LEASE_STALE_MS
+        fresh
     }
 }
 

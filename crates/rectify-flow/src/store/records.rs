@@ -261,6 +261,11 @@ pub struct CallOutcome {
     /// the artifacts table, or `None` when the agent left it absent.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub files: std::collections::BTreeMap<String, Option<String>>,
+    /// Other paths the agent's change set touched, as the shared tree held them right after
+    /// it was applied (same form as `files`). Kept for the audit; a replay does not restore
+    /// them, since the tree may hold a later version by then.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub applied: std::collections::BTreeMap<String, Option<String>>,
     /// Findings about the call (confinement).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<Diagnostic>,
@@ -272,7 +277,10 @@ pub struct CallOutcome {
 impl CallOutcome {
     /// Nothing to record beyond the answer.
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty() && self.problems.is_empty() && self.failed.is_none()
+        self.files.is_empty()
+            && self.applied.is_empty()
+            && self.problems.is_empty()
+            && self.failed.is_none()
     }
 }
 

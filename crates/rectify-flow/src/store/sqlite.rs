@@ -1,6 +1,7 @@
 //! The store's SQLite backend: `.rectify/rectify.db` in WAL mode, one transaction per state
 //! change (see the module above for the durability of each).
 
+use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -45,10 +46,15 @@ impl Sqlite {
     /// `workdir/.rectify/rectify.db`, created with mode 0600.
     pub(super) fn open(workdir: &Path) -> Result<Sqlite, StoreError> {
         let dir = workdir.join(".rectify");
-        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        })?;
+        // 0700 whatever the umask: the store holds every prompt and answer.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|source| StoreError::Io {
+                path: dir.clone(),
+                source,
+            })?;
         let path = dir.join("rectify.db");
         create_private(&path).map_err(|source| StoreError::Io {
             path: path.clone(),

@@ -13,6 +13,7 @@
 mod answers;
 mod backends;
 mod bad_input;
+mod boundary;
 mod config;
 mod parallel;
 mod resume;

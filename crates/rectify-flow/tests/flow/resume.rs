@@ -164,6 +164,51 @@ fn an_interrupted_step_replays_its_recorded_answer_instead_of_asking_again() {
     assert_eq!(step(&resumed, "b").attempts, 1);
 }
 
+/// The torture test's failure (seed 7): an agent's change set touched a file it does not
+/// declare (`log.txt`, applied under `report` confinement); a command validator then appended
+/// to it in the shared tree; the process died before the step was done. Replaying the
+/// agent's call must not put `log.txt` back as the agent left it: the validator's line (whose
+/// verdict is replayed, so it never runs again) would be lost.
+#[test]
+fn a_replay_restores_declared_outputs_only_never_a_later_change_to_another_file() {
+    let f = Fixture::new();
+    f.script("writer", r#"echo ok > a.txt; echo writer >> log.txt"#);
+    f.file(
+        "judge.sh",
+        "echo judge >> log.txt
+",
+    );
+    let judge = f.root.join("judge.sh");
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: writer\n    prompt: write\n    outputs: [{{path: a.txt}}]\n    validate:\n      validators: [{{command: [sh, \"{}\"]}}]\n",
+        f.agents_yaml(&["writer"]),
+        judge.display()
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(f.read("log.txt"), "writer\njudge\n");
+    // As if the process died after the verdict was recorded, before the step was done.
+    let mut a = store
+        .steps(&s.run_id)
+        .unwrap()
+        .into_iter()
+        .find(|r| r.id == "a")
+        .unwrap();
+    a.status = rectify_flow::store::StepStatusField(rectify_flow::store::StepStatus::Running);
+    a.validations = 0;
+    store.put_step(&s.run_id, &a, "started").unwrap();
+    store.set_run_status(&s.run_id, RunStatus::Running).unwrap();
+    let resumed = resume_with(&f, &store, &s.run_id, Decision::Continue).unwrap();
+    assert_eq!(resumed.status, RunStatus::Completed, "{resumed:#?}");
+    assert_eq!(f.calls("writer"), 1, "the agent's answer is replayed");
+    assert_eq!(f.read("a.txt"), "ok\n");
+    assert_eq!(
+        f.read("log.txt"),
+        "writer\njudge\n",
+        "the validator's line, written after the agent's call, is kept"
+    );
+}
+
 #[test]
 fn an_edit_is_checked_like_any_output_an_invalid_one_is_put_back() {
     let f = Fixture::new();

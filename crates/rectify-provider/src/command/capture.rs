@@ -49,23 +49,46 @@ pub(crate) async fn read_tail(mut stream: impl AsyncRead + Unpin, tail: Tail) {
     }
 }
 
-/// Reads `stream` to its end; `Err(())` as soon as it passes `limit` bytes.
-pub(crate) async fn read_limited(
+/// What a stream gave so far, up to a limit, shared with its reader (kept when the reading is
+/// abandoned, for instance because a process the agent left holds the pipe open).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Limited {
+    inner: Arc<Mutex<(Vec<u8>, bool)>>,
+}
+
+impl Limited {
+    /// The bytes read so far; `Err(())` when the stream passed the limit.
+    pub(crate) fn take(&self) -> Result<Vec<u8>, ()> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.1 {
+            return Err(());
+        }
+        Ok(std::mem::take(&mut inner.0))
+    }
+}
+
+/// Reads `stream` to its end into `into`; stops (marking it) as soon as it passes `limit`
+/// bytes. `Err(())` then.
+pub(crate) async fn read_limited_into(
     mut stream: impl AsyncRead + Unpin,
     limit: usize,
-) -> Result<Vec<u8>, ()> {
-    let mut out = Vec::new();
+    into: &Limited,
+) -> Result<(), ()> {
     let mut chunk = vec![0u8; 64 * 1024];
     while let Ok(read) = stream.read(&mut chunk).await {
         if read == 0 {
             break;
         }
-        if out.len() + read > limit {
+        let mut inner = into.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.0.len() + read > limit {
+            inner.1 = true;
             return Err(());
         }
-        out.extend_from_slice(chunk.get(..read).unwrap_or_default());
+        inner
+            .0
+            .extend_from_slice(chunk.get(..read).unwrap_or_default());
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -83,7 +106,11 @@ mod tests {
 
     #[tokio::test]
     async fn limited_read_stops_past_the_limit() {
-        assert_eq!(read_limited(&b"abc"[..], 3).await, Ok(b"abc".to_vec()));
-        assert_eq!(read_limited(&b"abcd"[..], 3).await, Err(()));
+        let out = Limited::default();
+        assert_eq!(read_limited_into(&b"abc"[..], 3, &out).await, Ok(()));
+        assert_eq!(out.take(), Ok(b"abc".to_vec()));
+        let out = Limited::default();
+        assert_eq!(read_limited_into(&b"abcd"[..], 3, &out).await, Err(()));
+        assert_eq!(out.take(), Err(()));
     }
 }

@@ -9,6 +9,8 @@
 
 mod capture;
 mod process;
+
+pub use process::{Outcome, run_to_end};
 pub(crate) mod template;
 
 use std::path::PathBuf;
@@ -90,10 +92,7 @@ impl Default for CommandConfig {
             model: None,
             cwd: None,
             env: Vec::new(),
-            env_remove: crate::SECRET_VARIABLES
-                .iter()
-                .map(|v| (*v).to_owned())
-                .collect(),
+            env_remove: crate::secret_variables(),
             env_clear: false,
             timeout: Duration::from_secs(600),
             kill_grace: Duration::from_secs(2),
@@ -200,14 +199,15 @@ impl CommandProvider {
             stderr_keep: self.config.stderr_tail_bytes,
         };
         let finished = process::run(command, input, limits).await?;
+        // A key given through `pass_env` that the agent echoes is not kept anywhere.
         if let Some(kind) = process::exit_error(
             finished.status,
             &self.config.transient_exit_codes,
-            &finished.stderr_tail,
+            &crate::redact_secrets(&finished.stderr_tail),
         ) {
             return Err(kind);
         }
-        let stdout = String::from_utf8_lossy(&finished.stdout).into_owned();
+        let stdout = crate::redact_secrets(&String::from_utf8_lossy(&finished.stdout));
         let answer = extract(&stdout, self.config.answer_pointer.as_deref());
         Ok((stdout, answer))
     }

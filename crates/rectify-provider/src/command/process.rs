@@ -9,7 +9,7 @@ use nix::unistd::Pid;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 
-use super::capture::{Tail, read_limited, read_tail};
+use super::capture::{Limited, Tail, read_limited_into, read_tail};
 use crate::ErrorKind;
 
 /// Limits for one run.
@@ -114,24 +114,43 @@ async fn drive(
             let _ = pipe.write_all(&bytes).await;
         }
     };
-    let read_out = async move {
-        let Some(pipe) = stdout else {
-            return Ok(Vec::new());
-        };
-        let result = read_limited(pipe, limits.max_stdout).await;
-        if result.is_err() {
+    let out = Limited::default();
+    let read_out = async {
+        if let Some(pipe) = stdout
+            && read_limited_into(pipe, limits.max_stdout, &out)
+                .await
+                .is_err()
+        {
             guard.signal(Signal::SIGKILL);
         }
-        result
     };
     let read_err = async move {
         if let Some(pipe) = stderr {
             read_tail(pipe, tail.clone()).await;
         }
     };
-    // When the program exits, a background child it started may still hold the pipes open:
-    // read for at most `kill_grace` more, then kill the group so that the reads end (instead
-    // of waiting for the timeout).
+    let reads = async { tokio::join!(read_out, read_err) };
+    let ((), ((), status)) =
+        tokio::join!(write, wait_and_read(child, reads, guard, limits.kill_grace));
+    let status = status.map_err(|e| ErrorKind::Spawn {
+        message: format!("waiting for the command: {e}"),
+    })?;
+    let stdout = out.take().map_err(|()| ErrorKind::TooLarge {
+        limit: limits.max_stdout,
+    })?;
+    Ok((status, stdout))
+}
+
+/// Waits for the program's exit while `reads` drain its pipes. When it has exited, a
+/// background child it started may still hold the pipes open: they are read for at most
+/// `grace` more, then the group is killed; a child that left the group (`setsid`) and still
+/// holds them gets `grace` again, and then the reads are abandoned with what arrived.
+async fn wait_and_read(
+    child: &mut Child,
+    reads: impl std::future::Future<Output = ((), ())>,
+    guard: &GroupGuard,
+    grace: Duration,
+) -> ((), std::io::Result<ExitStatus>) {
     let exited = tokio::sync::Notify::new();
     let wait = async {
         let status = child.wait().await;
@@ -139,27 +158,94 @@ async fn drive(
         status
     };
     let reads = async {
-        let mut both = std::pin::pin!(async { tokio::join!(read_out, read_err) });
+        let mut reads = std::pin::pin!(reads);
         let cutoff = async {
             exited.notified().await;
-            tokio::time::sleep(limits.kill_grace).await;
+            tokio::time::sleep(grace).await;
         };
         tokio::select! {
-            done = &mut both => done,
+            _ = &mut reads => {}
             () = cutoff => {
                 guard.signal(Signal::SIGKILL);
-                both.await
+                let _ = tokio::time::timeout(grace, reads).await;
             }
         }
     };
-    let ((), (stdout, ()), status) = tokio::join!(write, reads, wait);
-    let status = status.map_err(|e| ErrorKind::Spawn {
-        message: format!("waiting for the command: {e}"),
-    })?;
-    let stdout = stdout.map_err(|()| ErrorKind::TooLarge {
-        limit: limits.max_stdout,
-    })?;
-    Ok((status, stdout))
+    tokio::join!(reads, wait)
+}
+
+/// How a command run by [`run_to_end`] ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The exit status; `None` when it was stopped at the timeout (or could not be waited for).
+    pub status: Option<ExitStatus>,
+    /// The end of what it wrote to stdout, then the end of what it wrote to stderr (lossy
+    /// UTF-8, each at most the `keep` bytes given).
+    pub output_tail: String,
+}
+
+/// Runs `command` with no input in its own process group, reading all of its stdout and
+/// stderr (a program that prints gigabytes is drained, not blocked) but keeping only the last
+/// `keep` bytes of each, for at most `timeout`. The whole group is killed when the program
+/// ends, times out, or this future is dropped (an interrupted run leaves no process behind).
+/// Used for checks and validators that are programs.
+pub async fn run_to_end(
+    mut command: Command,
+    timeout: Duration,
+    keep: usize,
+) -> Result<Outcome, ErrorKind> {
+    let grace = Duration::from_secs(2);
+    command
+        .process_group(0)
+        .kill_on_drop(true)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let program = command
+        .as_std()
+        .get_program()
+        .to_string_lossy()
+        .into_owned();
+    let mut child = command.spawn().map_err(|e| spawn_error(&program, &e))?;
+    let guard = GroupGuard(
+        child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw),
+    );
+    let (out, err) = (Tail::new(keep), Tail::new(keep));
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let reads = async {
+        let read_out = async {
+            if let Some(pipe) = stdout {
+                read_tail(pipe, out.clone()).await;
+            }
+        };
+        let read_err = async {
+            if let Some(pipe) = stderr {
+                read_tail(pipe, err.clone()).await;
+            }
+        };
+        tokio::join!(read_out, read_err)
+    };
+    let outcome =
+        tokio::time::timeout(timeout, wait_and_read(&mut child, reads, &guard, grace)).await;
+    let status = if let Ok(((), status)) = outcome {
+        status.ok()
+    } else {
+        stop(&mut child, &guard, grace).await;
+        None
+    };
+    let mut output_tail = out.text();
+    let err = err.text();
+    if !output_tail.is_empty() && !err.is_empty() {
+        output_tail.push('\n');
+    }
+    output_tail.push_str(&err);
+    Ok(Outcome {
+        status,
+        output_tail,
+    })
 }
 
 /// SIGTERM to the group, up to `grace` for the leader to exit, then SIGKILL to the group.

@@ -184,7 +184,7 @@ impl ProviderSpec {
             #[cfg(feature = "replay")]
             Some(path) => {
                 let mut recorder = crate::replay::RecordingProvider::new(provider, path.clone());
-                for key in crate::SECRET_VARIABLES
+                for key in crate::secret_variables()
                     .iter()
                     .filter_map(|v| crate::ApiKey::from_env(v))
                 {

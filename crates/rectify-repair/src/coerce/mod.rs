@@ -82,6 +82,7 @@ impl<'a> Coercer<'a> {
         let schema = resolve(root, schema);
         let steps = self.steps.get() + 1;
         self.steps.set(steps);
+        crate::work::add(1);
         if self.depth > MAX_DEPTH || steps > MAX_STEPS || !schema.is_object() {
             return v;
         }
