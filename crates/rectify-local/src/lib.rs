@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+mod cores;
 #[cfg(feature = "engine")]
 mod engine;
 mod error;

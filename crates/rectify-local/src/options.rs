@@ -28,9 +28,11 @@ pub struct LocalOptions {
     /// default true); off, every model gets the few-shot transcript. `RECTIFY_LOCAL_CHAT`
     /// (`off`, `on`) overrides it.
     pub chat: bool,
-    /// Threads for llama.cpp; `None` uses half the available cores (at least 1, at most 4):
-    /// measured on 2 busy cores, 2 threads generated 6× slower than 1 (the threads wait for
-    /// each other whenever another process holds a core).
+    /// Threads for llama.cpp; `None` uses, at each call, the cores other processes left idle
+    /// since the model started loading or since the previous call (at least 1, at most 4;
+    /// half the available cores where that cannot be measured): on 2 cores beside a busy
+    /// compiler 2 threads were slower than 1, on an idle machine they nearly halve a prompt's
+    /// evaluation (the threads wait for each other whenever another process holds a core).
     pub threads: Option<u16>,
     /// Upper bound of the context window in tokens.
     pub max_context: u32,
@@ -133,12 +135,12 @@ impl LocalOptions {
         Ok(self)
     }
 
-    /// The thread count to use.
+    /// The thread count to use now: `threads` when set (and not 0), else the cores left idle
+    /// by other processes (see `threads`).
     pub fn thread_count(&self) -> u16 {
-        self.threads.filter(|t| *t > 0).unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map_or(1, |n| u16::try_from((n.get() / 2).clamp(1, 4)).unwrap_or(1))
-        })
+        self.threads
+            .filter(|t| *t > 0)
+            .unwrap_or_else(|| crate::cores::free(4))
     }
 }
 

@@ -432,6 +432,7 @@ fn raw_metadata(
         "threads": params.threads,
         "prompt_ms": generation.prompt_time.as_millis() as u64,
         "generation_ms": generation.generation_time.as_millis() as u64,
+        "answer_decode_ms": generation.answer_decode_time.as_millis() as u64,
         "prompt_tokens_per_second": per_second(generation.prompt_tokens, generation.prompt_time),
         "tokens_per_second": per_second(generation.output_tokens, generation.generation_time),
     })

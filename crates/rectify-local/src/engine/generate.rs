@@ -19,7 +19,7 @@ use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
 use super::repeats::RepeatGuard;
 use super::sample::{Pick, Sampler};
-use super::{LocalModel, backend};
+use super::{GrammarEngine, LocalModel, backend};
 use crate::LocalError;
 use crate::grounding::fields::FieldPlan;
 
@@ -104,6 +104,9 @@ pub struct Generation {
     pub prompt_time: Duration,
     /// Time to generate the answer.
     pub generation_time: Duration,
+    /// The part of `generation_time` spent in the model's evaluation of answer tokens (the
+    /// rest is sampling, the grammar's masks and the guards).
+    pub answer_decode_time: Duration,
 }
 
 /// The model's cache after the last prompt: a re-ask of the same request (or the next step of a
@@ -139,6 +142,11 @@ impl LocalModel {
         let contrasts = params.fields.is_some() && params.contrast;
         let room = if contrasts { CONTRAST_ROOM } else { 0 };
         let cells = tokens.len() + budget + room;
+        if params.threads > 1 {
+            // The grammar engine's thread would take a core from the evaluation's threads,
+            // which wait for each other at every step: let it finish first.
+            self.grammar()?;
+        }
         let mut ctx = self.context(cells, params.threads, contrasts)?;
         let started = Instant::now();
         let same_layout = prefix.as_ref().filter(|p| p.contrasts == contrasts);
@@ -154,7 +162,8 @@ impl LocalModel {
                 contrasts,
             });
         let prompt_time = started.elapsed();
-        let mut run = Run::new(self, params, tokens.len(), budget);
+        let engine = self.grammar()?;
+        let mut run = Run::new(self, engine, params, tokens.len(), budget);
         run.reused_tokens = reused;
         run.generate(&mut ctx)?;
         Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
@@ -248,6 +257,7 @@ fn evaluate_prompt(
 /// The state of one generation.
 struct Run<'m> {
     model: &'m LocalModel,
+    engine: &'m GrammarEngine,
     params: &'m GenerateParams,
     sampler: Sampler,
     matcher: Option<llguidance::Matcher>,
@@ -264,6 +274,8 @@ struct Run<'m> {
     forced: u32,
     /// Prompt tokens restored from the previous call's cache.
     reused_tokens: usize,
+    /// Time in the model's evaluation of answer tokens.
+    decode_time: Duration,
     generated: usize,
     position: usize,
     prompt_tokens: usize,
@@ -274,22 +286,24 @@ struct Run<'m> {
 impl<'m> Run<'m> {
     fn new(
         model: &'m LocalModel,
+        engine: &'m GrammarEngine,
         params: &'m GenerateParams,
         prompt_tokens: usize,
         budget: usize,
     ) -> Self {
         let (fields, constraint) = match (&params.fields, &params.grammar) {
             (Some(plan), _) => {
-                let (run, constraint) = FieldRun::start(plan.clone(), &model.factory);
+                let (run, constraint) = FieldRun::start(plan.clone(), &engine.factory);
                 (Some(run), Some(constraint))
             }
-            (None, Some(schema)) => (None, Some(constraint_for(&model.factory, Some(schema)))),
+            (None, Some(schema)) => (None, Some(constraint_for(&engine.factory, Some(schema)))),
             (None, None) => (None, None),
         };
         let (matcher, warnings) =
             constraint.map_or((None, Vec::new()), |c| (c.matcher, c.warnings));
         Self {
             model,
+            engine,
             params,
             sampler: Sampler::new(params.temperature, params.seed),
             matcher,
@@ -306,6 +320,7 @@ impl<'m> Run<'m> {
             repeats_stopped: 0,
             forced: 0,
             reused_tokens: 0,
+            decode_time: Duration::ZERO,
             generated: 0,
             position: prompt_tokens,
             prompt_tokens,
@@ -347,7 +362,9 @@ impl<'m> Run<'m> {
                     .add(token, pos, &[0], offset == last)
                     .map_err(|e| inference(&e))?;
             }
+            let decoding = Instant::now();
             ctx.decode(&mut batch).map_err(|e| inference(&e))?;
+            self.decode_time += decoding.elapsed();
             self.position += step.len();
             logits_index = i32::try_from(last).map_err(|e| inference(&e))?;
         }
@@ -441,7 +458,7 @@ impl<'m> Run<'m> {
         self.guard.push(&piece);
         self.repeats.push(&piece);
         if let Some(fields) = self.fields.as_mut()
-            && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.model.factory)
+            && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.engine.factory)
         {
             for warning in next.warnings {
                 if !self.warnings.contains(&warning) {
@@ -468,7 +485,7 @@ impl<'m> Run<'m> {
         if self.matcher.is_none() {
             return Vec::new();
         }
-        let mut forbidden = self.repeats.forbidden(&self.model.comma_tokens);
+        let mut forbidden = self.repeats.forbidden(&self.engine.comma_tokens);
         if !forbidden.is_empty() {
             self.repeats_stopped += 1;
         }
@@ -479,7 +496,7 @@ impl<'m> Run<'m> {
             if !self.warnings.contains(&note) {
                 self.warnings.push(note);
             }
-            forbidden.extend(&self.model.digit_tokens);
+            forbidden.extend(&self.engine.digit_tokens);
         }
         forbidden
     }
@@ -531,6 +548,7 @@ impl<'m> Run<'m> {
             grammar_warnings: self.warnings,
             prompt_time,
             generation_time,
+            answer_decode_time: self.decode_time,
         }
     }
 }

@@ -11,6 +11,7 @@ mod sample;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -31,11 +32,10 @@ use crate::LocalError;
 /// calls on one model run one at a time.
 pub struct LocalModel {
     model: LlamaModel,
-    factory: ParserFactory,
-    /// Tokens whose text starts with an ASCII digit (see [`guard`]).
-    digit_tokens: Vec<u32>,
-    /// Tokens whose text holds a comma (see [`repeats`]).
-    comma_tokens: repeats::CommaTokens,
+    /// The grammar engine for the model's vocabulary, built on its own thread while the first
+    /// prompt is evaluated ([`Self::grammar`] waits for it).
+    grammar: OnceLock<Result<GrammarEngine, String>>,
+    building: Mutex<Option<JoinHandle<Result<GrammarEngine, String>>>>,
     /// The model's own chat template, when llama.cpp can render it (see [`chat`]).
     chat: Option<LlamaChatTemplate>,
     path: PathBuf,
@@ -43,6 +43,42 @@ pub struct LocalModel {
     load_time: Duration,
     /// Held while generating (calls run one at a time); holds the last prompt's cache.
     busy: Mutex<Option<generate::Prefix>>,
+}
+
+/// What constrained decoding needs besides the model: the llguidance parser factory for the
+/// model's vocabulary and the token sets of the guards.
+pub(crate) struct GrammarEngine {
+    factory: ParserFactory,
+    /// Tokens whose text starts with an ASCII digit (see [`guard`]).
+    digit_tokens: Vec<u32>,
+    /// Tokens whose text holds a comma (see [`repeats`]).
+    comma_tokens: repeats::CommaTokens,
+}
+
+impl GrammarEngine {
+    /// Builds the engine for the vocabulary of `tok_env` (about half a second of one core for
+    /// a 150,000-token vocabulary: the factory's token slices).
+    fn build(tok_env: &llguidance::toktrie::TokEnv) -> Result<Self, String> {
+        let mut factory = ParserFactory::new(
+            tok_env,
+            InferenceCapabilities::default(),
+            &llguidance::earley::SlicedBiasComputer::general_slices(),
+        )
+        .map_err(|e| format!("grammar engine: {e}"))?;
+        factory.quiet();
+        let trie = tok_env.tok_trie();
+        let vocab = 0..u32::try_from(trie.vocab_size()).unwrap_or(u32::MAX);
+        let digit_tokens = vocab
+            .clone()
+            .filter(|&t| trie.token(t).first().is_some_and(u8::is_ascii_digit))
+            .collect();
+        let comma_tokens = repeats::CommaTokens::new(vocab.map(|t| (t, trie.token(t).to_vec())));
+        Ok(Self {
+            factory,
+            digit_tokens,
+            comma_tokens,
+        })
+    }
 }
 
 impl std::fmt::Debug for LocalModel {
@@ -69,8 +105,8 @@ fn backend() -> Result<&'static LlamaBackend, LocalError> {
 }
 
 impl LocalModel {
-    /// Loads the GGUF file at `path` and builds the grammar engine for its vocabulary.
-    /// Blocking (about half a second for the default model).
+    /// Loads the GGUF file at `path` and starts building the grammar engine for its
+    /// vocabulary on its own thread. Blocking (about a second for the default model).
     pub fn load(path: &Path) -> Result<Self, LocalError> {
         if !path.is_file() {
             return Err(LocalError::ModelMissing {
@@ -79,40 +115,56 @@ impl LocalModel {
             });
         }
         let started = Instant::now();
+        crate::cores::mark();
         let model = LlamaModel::load_from_file(backend()?, path, &LlamaModelParams::default())
             .map_err(|e| LocalError::Load {
                 path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
         let tok_env = llama_cpp_2::sampling::LlamaSampler::llguidance_tok_env(&model);
-        let mut factory = ParserFactory::new(
-            &tok_env,
-            InferenceCapabilities::default(),
-            &llguidance::earley::SlicedBiasComputer::general_slices(),
-        )
-        .map_err(|e| LocalError::Load {
-            path: path.to_path_buf(),
-            message: format!("grammar engine: {e}"),
-        })?;
-        factory.quiet();
-        let trie = tok_env.tok_trie();
-        let vocab = 0..u32::try_from(trie.vocab_size()).unwrap_or(u32::MAX);
-        let digit_tokens = vocab
-            .clone()
-            .filter(|&t| trie.token(t).first().is_some_and(u8::is_ascii_digit))
-            .collect();
-        let comma_tokens = repeats::CommaTokens::new(vocab.map(|t| (t, trie.token(t).to_vec())));
+        // The factory is not needed before the prompt is evaluated: built beside it, it costs
+        // a single `ask` nothing where a second core is free.
+        let building = std::thread::Builder::new()
+            .name("rectify-grammar".to_owned())
+            .spawn(move || GrammarEngine::build(&tok_env))
+            .map_err(|e| LocalError::Load {
+                path: path.to_path_buf(),
+                message: format!("grammar engine thread: {e}"),
+            })?;
         Ok(Self {
             name: model_name(&model, path),
             chat: chat::template_of(&model),
             model,
-            factory,
-            digit_tokens,
-            comma_tokens,
+            grammar: OnceLock::new(),
+            building: Mutex::new(Some(building)),
             path: path.to_path_buf(),
             load_time: started.elapsed(),
             busy: Mutex::new(None),
         })
+    }
+
+    /// The grammar engine, waiting for its thread on first use.
+    pub(crate) fn grammar(&self) -> Result<&GrammarEngine, LocalError> {
+        self.grammar
+            .get_or_init(|| {
+                let handle = self
+                    .building
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                handle.map_or_else(
+                    || Err("grammar engine: not built".to_owned()),
+                    |h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err("grammar engine: its thread failed".to_owned()))
+                    },
+                )
+            })
+            .as_ref()
+            .map_err(|message| LocalError::Load {
+                path: self.path.clone(),
+                message: message.clone(),
+            })
     }
 
     /// The model loaded from `path` in this process, loading it on first use. A loaded model
@@ -143,7 +195,8 @@ impl LocalModel {
         &self.name
     }
 
-    /// How long loading took (weights and grammar engine).
+    /// How long loading took (the weights and vocabulary; the grammar engine is built
+    /// beside the first prompt's evaluation).
     pub fn load_time(&self) -> Duration {
         self.load_time
     }
