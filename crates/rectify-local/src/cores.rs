@@ -2,9 +2,10 @@
 //!
 //! llama.cpp's threads wait for each other at every step of an evaluation, so a thread on a
 //! core that another process is using slows the whole evaluation down (measured on 2 cores
-//! beside a compiler: 2 threads evaluated a prompt 1.4–1.7× slower than 1, and generated up to
-//! 6× slower). On an idle machine the second core nearly halves the time of a prompt. So the
-//! default is the cores the rest of the machine left idle since the last look: on Linux, the
+//! beside a compiler: 2 threads evaluated a prompt 1.2–1.7× slower than 1, and generated up to
+//! 6× slower), while on an idle machine a prompt's evaluation, which is nearly all of an
+//! answer's time, splits across the cores (not measured yet: the measuring machine was never
+//! idle; docs/BENCHMARKS.md). So the default is the cores the rest of the machine left idle since the last look: on Linux, the
 //! CPU time `/proc/stat` counts as busy, less this process's own (`/proc/self/stat`), over the
 //! wall time since the model started loading or since the previous call. Elsewhere, or when
 //! the window is too short to tell, half the available cores.

@@ -31,8 +31,9 @@ pub struct LocalOptions {
     /// Threads for llama.cpp; `None` uses, at each call, the cores other processes left idle
     /// since the model started loading or since the previous call (at least 1, at most 4;
     /// half the available cores where that cannot be measured): on 2 cores beside a busy
-    /// compiler 2 threads were slower than 1, on an idle machine they nearly halve a prompt's
-    /// evaluation (the threads wait for each other whenever another process holds a core).
+    /// compiler 2 threads were slower than 1 (the threads wait for each other whenever
+    /// another process holds a core); on an idle machine a prompt's evaluation splits across
+    /// the cores.
     pub threads: Option<u16>,
     /// Upper bound of the context window in tokens.
     pub max_context: u32,
