@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the project needs beyond the Rust toolchain. Safe to run repeatedly.
+# `--quickstart` installs only what the quick start needs (no Chromium, which only the report
+# tests use).
 set -euo pipefail
+quickstart=false
+[ "${1:-}" = --quickstart ] && quickstart=true
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
@@ -17,7 +21,9 @@ else
   ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so' || missing+=(libclang-dev)
 fi
 # Headless Chromium renders `rectify report --output html` in the test suite.
-command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+if ! $quickstart; then
+  command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if ! command -v apt-get >/dev/null; then
     echo "error: please install ${missing[*]} (needed to build llama.cpp for rectify-local, and chromium for the report tests)" >&2

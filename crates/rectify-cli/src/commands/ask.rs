@@ -175,12 +175,15 @@ fn provider(args: &AskArgs) -> Result<(Arc<dyn Provider>, ProviderKind)> {
     Ok((provider, spec.kind))
 }
 
-/// Options of the embedded model: `--model-path` (else `RECTIFY_MODEL_PATH`, else the
-/// default model, fetched on first use with progress on stderr) and the token budget.
+/// Options of the embedded model: `--model-path`, else `--model` (a name of the embedded
+/// models' catalogue), else `RECTIFY_MODEL_PATH`, else `RECTIFY_LOCAL_MODEL`, else the default
+/// model (a named model is fetched on first use, with progress on stderr); and the token
+/// budget.
 #[cfg(feature = "local")]
 fn local_options(args: &AskArgs) -> rectify::LocalOptions {
     let mut options = rectify::LocalOptions {
         model_path: args.model_path.clone(),
+        model: args.model.clone(),
         progress: Some(Arc::new(fetch_progress)),
         ..rectify::LocalOptions::default()
     };

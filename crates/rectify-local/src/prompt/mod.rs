@@ -1,4 +1,4 @@
-//! The few-shot prompt for a base model.
+//! The few-shot prompt for a base model ([`chat`] has the prompt of an instruction-tuned one).
 //!
 //! Gemma 3 270M is a base model: asked zero-shot it does not answer in JSON. The prompt is a
 //! transcript of blocks, each a schema, an example of its shape built from it
@@ -19,12 +19,14 @@
 //! 26%; plus the grounding grammar 52% / 49%; plus the extraction demo 60% / 51%; without the
 //! example 80% / 74%. The extraction demo without the grounding grammar fell to 14% / 16%.
 
+pub mod chat;
 mod demos;
 mod example;
 
 use rectify_provider::{Request, Role};
 use serde_json::Value;
 
+pub use chat::{Turn, chat_turns};
 pub use demos::{DEMO_REQUEST, Demo};
 pub use example::example_for;
 

@@ -17,8 +17,20 @@
 //! ```text
 //! cargo run --release -p rectify-bench --features local-model --bin grounding -- \
 //!     [--parts tune,test] [--temperatures 0,0.7] [--threads 1] [--seed N] [--only t01,t02] \
-//!     [--grounding auto|off|on] [--out target/grounding.jsonl]
+//!     [--grounding auto|off|on] [--model NAME] [--out target/grounding.jsonl]
 //! ```
+//!
+//! `--threads 0` lets the provider choose (the cores other processes leave idle, as `rectify ask`
+//! does); the default, 1, keeps the runs comparable on a shared machine.
+//!
+//! `--model` picks a model of `rectify_local::MODELS` by name (as `RECTIFY_LOCAL_MODEL` does);
+//! the other switches of the embedded model come from its environment variables
+//! (`RECTIFY_LOCAL_FIELD_BY_FIELD`, `RECTIFY_LOCAL_CONTRAST`, `RECTIFY_LOCAL_CHAT`, …). The
+//! table reports the wall time per answer (median and 95th percentile, all attempts, the model
+//! already loaded; its load time is printed first), answers that ended on the token limit, and
+//! the process's peak resident memory; a second table says where the time went (prompt tokens
+//! evaluated and restored from the cache, answer tokens, seconds in each), from each response's
+//! metadata, which the log's lines keep under `metadata`.
 //!
 //! `--validity DIR` instead runs the loop-effectiveness prompts (`examples/bench-prompts`) the
 //! way that benchmark's constrained mode (d) does (same tasks, schemas and rules, one provider
@@ -35,10 +47,11 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rectify_local::{Grounding, LocalOptions, LocalProvider};
 use rectify_loop::{Engine, FeedbackMode, Outcome, Task};
-use rectify_provider::Request;
+use rectify_provider::{Capabilities, CompletionFuture, Provider, Request};
 use serde_json::{Value, json};
 
 /// Token budget of one answer (as in the loop-effectiveness benchmark).
@@ -52,6 +65,7 @@ struct Args {
     seed: Option<u32>,
     only: Vec<String>,
     grounding: Option<Grounding>,
+    model: Option<String>,
     validity: Option<PathBuf>,
     out: PathBuf,
 }
@@ -65,6 +79,44 @@ struct Case {
     expected: Value,
 }
 
+/// The local provider, keeping each response's generation metadata (`Response::raw`: prompt
+/// and answer tokens, their times, forced tokens) for the log; the loop's ledger keeps only the
+/// answer text.
+#[derive(Clone)]
+struct Recording {
+    inner: LocalProvider,
+    metadata: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Recording {
+    /// The metadata recorded since the last call, emptied.
+    fn take(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.metadata.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl Provider for Recording {
+    fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            let response = self.inner.complete(request).await?;
+            let metadata = serde_json::from_str(&response.raw).unwrap_or(Value::Null);
+            self.metadata
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(metadata);
+            Ok(response)
+        })
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+}
+
 /// Totals of one part at one temperature.
 #[derive(Default)]
 struct Tally {
@@ -74,6 +126,17 @@ struct Tally {
     fields: (usize, usize),
     calls: u64,
     tokens: u64,
+    /// Wall time of each answer, seconds.
+    seconds: Vec<f64>,
+    /// Attempts that ended on the token limit.
+    length: usize,
+    /// Prompt tokens evaluated, restored from the cache, and generated (all calls).
+    prompt_tokens: u64,
+    reused_tokens: u64,
+    output_tokens: u64,
+    /// Milliseconds evaluating prompts and generating answers (all calls).
+    prompt_ms: u64,
+    generation_ms: u64,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -92,13 +155,18 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut options = LocalOptions {
         threads: Some(args.threads),
         seed: args.seed.unwrap_or(LocalOptions::default().seed),
+        model: args.model.clone(),
         ..LocalOptions::default()
     };
     if let Some(grounding) = args.grounding {
         options.grounding = grounding;
     }
-    let provider = LocalProvider::from_env_or_default(options)?;
-    let model = provider.load()?;
+    let local = LocalProvider::from_env_or_default(options)?;
+    let model = local.load()?;
+    let provider = Recording {
+        inner: local,
+        metadata: Arc::default(),
+    };
     eprintln!("model {} loaded in {:?}", model.name(), model.load_time());
     let mut out = std::fs::File::create(&args.out)?;
     if let Some(dir) = &args.validity {
@@ -113,12 +181,15 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         for &temperature in &args.temperatures {
             let mut tally = Tally::default();
             for case in &cases {
+                let started = std::time::Instant::now();
                 let outcome = Engine::new(provider.clone())
                     .max_attempts(3)
                     .feedback(FeedbackMode::Fresh)
                     .run(&task(case, temperature)?)
                     .await;
-                let line = tally.record(case, &outcome);
+                tally.seconds.push(started.elapsed().as_secs_f64());
+                let mut line = tally.record(case, &outcome);
+                tally.add_times(&provider.take(), &mut line);
                 eprintln!("{part} T={temperature} {}", short(&line));
                 writeln!(
                     out,
@@ -130,12 +201,39 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!("{}", table(&rows));
+    println!("{}", times(&rows));
+    println!(
+        "model {} loaded in {:.2} s; peak resident memory {}",
+        model.name(),
+        model.load_time().as_secs_f64(),
+        peak_memory()
+    );
     Ok(())
+}
+
+/// The process's peak resident set size (`VmHWM` of `/proc/self/status`), or `?`.
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .map(|v| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// The `q` quantile (0..=1) of `values`, by the nearest rank.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied().unwrap_or(0.0)
 }
 
 /// The loop-effectiveness prompts under the constrained loop (see the module docs).
 async fn validity(
-    provider: &LocalProvider,
+    provider: &Recording,
     dir: &Path,
     args: &Args,
     out: &mut std::fs::File,
@@ -206,6 +304,12 @@ impl Tally {
         self.fields.1 += all;
         self.calls += u64::from(totals.attempts);
         self.tokens += totals.usage.total();
+        self.length += outcome
+            .ledger()
+            .attempts
+            .iter()
+            .filter(|a| a.finish_reason == rectify_provider::FinishReason::Length)
+            .count();
         let raw: Vec<&str> = outcome
             .ledger()
             .attempts
@@ -216,8 +320,23 @@ impl Tally {
             "id": case.id, "kind": case.kind, "valid": outcome.is_valid(),
             "right": right, "fields": all, "attempts": totals.attempts,
             "tokens": totals.usage.total(), "answer": value, "expected": case.expected,
-            "raw": raw,
+            "raw": raw, "seconds": self.seconds.last(),
         })
+    }
+}
+
+impl Tally {
+    /// Adds the calls' generation metadata to the totals and to `line` (as `metadata`).
+    fn add_times(&mut self, metadata: &[Value], line: &mut Value) {
+        for m in metadata {
+            let get = |key: &str| m[key].as_u64().unwrap_or(0);
+            self.prompt_tokens += get("prompt_tokens");
+            self.reused_tokens += get("reused_prompt_tokens");
+            self.output_tokens += get("output_tokens");
+            self.prompt_ms += get("prompt_ms");
+            self.generation_ms += get("generation_ms");
+        }
+        line["metadata"] = Value::from(metadata.to_vec());
     }
 }
 
@@ -235,14 +354,14 @@ fn short(line: &Value) -> String {
 
 fn table(rows: &[(String, f64, Tally)]) -> String {
     let mut out = String::from(
-        "| part | temperature | requests | schema-valid | fields right | answers all right | calls per answer | tokens per answer |\n\
-         |---|---|---|---|---|---|---|---|\n",
+        "| part | temperature | requests | schema-valid | fields right | answers all right | calls per answer | tokens per answer | s per answer p50 / p95 | token limit hit |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (part, temperature, t) in rows {
         let per = |x: u64| x as f64 / t.requests.max(1) as f64;
         let _ = writeln!(
             out,
-            "| {part} | {temperature} | {} | {}/{} | {}/{} ({:.1}%) | {}/{} | {:.2} | {:.0} |",
+            "| {part} | {temperature} | {} | {}/{} | {}/{} ({:.1}%) | {}/{} | {:.2} | {:.0} | {:.1} / {:.1} | {} |",
             t.requests,
             t.valid,
             t.requests,
@@ -253,6 +372,34 @@ fn table(rows: &[(String, f64, Tally)]) -> String {
             t.requests,
             per(t.calls),
             per(t.tokens),
+            quantile(&t.seconds, 0.5),
+            quantile(&t.seconds, 0.95),
+            t.length,
+        );
+    }
+    out
+}
+
+/// Where the time goes, per call: prompt tokens evaluated (and restored from the cache),
+/// answer tokens, and the time evaluating the prompt and generating.
+fn times(rows: &[(String, f64, Tally)]) -> String {
+    let mut out = String::from(
+        "| part | temperature | calls | prompt tokens evaluated per call | restored from cache | answer tokens per call | prompt s per call | answer s per call | prompt tokens/s |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (part, temperature, t) in rows {
+        let calls = t.calls.max(1) as f64;
+        let evaluated = t.prompt_tokens.saturating_sub(t.reused_tokens);
+        let _ = writeln!(
+            out,
+            "| {part} | {temperature} | {} | {:.0} | {:.0} | {:.1} | {:.2} | {:.2} | {:.0} |",
+            t.calls,
+            evaluated as f64 / calls,
+            t.reused_tokens as f64 / calls,
+            t.output_tokens as f64 / calls,
+            t.prompt_ms as f64 / 1000.0 / calls,
+            t.generation_ms as f64 / 1000.0 / calls,
+            evaluated as f64 * 1000.0 / t.prompt_ms.max(1) as f64,
         );
     }
     out
@@ -288,6 +435,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
         seed: None,
         only: Vec::new(),
         grounding: None,
+        model: None,
         validity: None,
         out: PathBuf::from("target/grounding.jsonl"),
     };
@@ -304,6 +452,7 @@ fn parse_args() -> Result<Args, Box<dyn std::error::Error>> {
             "--seed" => args.seed = Some(value.parse()?),
             "--only" => args.only = list(&value),
             "--grounding" => args.grounding = Some(value.parse()?),
+            "--model" => args.model = Some(value),
             "--validity" => args.validity = Some(PathBuf::from(value)),
             "--out" => args.out = PathBuf::from(value),
             other => return Err(format!("unknown flag {other}").into()),
