@@ -1,7 +1,5 @@
 //! `rectify check`: validate a document against schemas and rules without changing it.
 
-use std::io::Write as _;
-
 use anyhow::Result;
 use rectify_check::{Checker, SchemaSet};
 use rectify_core::{Diagnostic, Document, Format, Repair, SpanMap};
@@ -101,11 +99,7 @@ fn emit(
             } else {
                 &args.file
             };
-            let mut err = std::io::stderr().lock();
-            for r in repairs {
-                writeln!(err, "{}", super::repair::describe_repair(r))?;
-            }
-            drop(err);
+            super::repair::write_repairs(repairs)?;
             HumanPrinter::stderr().print(diagnostics, name, doc)?;
         }
     }

@@ -100,7 +100,7 @@ impl<S: Sink> Parser<'_, '_, S> {
                 return Some((i, b));
             }
             let rest = self.b.get(i + 2..limit)?;
-            at = i + 2 + memchr::memmem::find(rest, b"*/")? + 2;
+            at = i + 2 + super::comment_end(rest)? + 2;
         }
     }
 }

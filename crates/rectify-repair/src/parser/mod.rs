@@ -41,6 +41,21 @@ pub(crate) const WINDOW: usize = 256;
 /// still recorded, so the safety policy sees it), which bounds memory on hostile input.
 pub(crate) const MAX_RECORDS: usize = 10_000;
 
+/// Where the first `*/` in `b` starts. A `memchr::memmem::find` builds a searcher on each
+/// call, which cost more than the search itself for the short comments of a document (one
+/// `/* */` per record of 40,000 showed in a profile).
+pub(crate) fn comment_end(b: &[u8]) -> Option<usize> {
+    let mut from = 1;
+    while let Some(i) = b.get(from..).and_then(|rest| memchr::memchr(b'/', rest)) {
+        let at = from + i;
+        if b.get(at - 1) == Some(&b'*') {
+            return Some(at - 1);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// Where a value is being read: decides which bytes end strings and unquoted text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ctx {
@@ -170,10 +185,29 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
 
     /// Records a repair of the source bytes `start..end`.
     pub fn record(&mut self, rule: RepairRule, start: usize, end: usize, after: &str) {
+        if self.keeps(rule, end) {
+            self.push_record(rule, start, end, after);
+        }
+    }
+
+    /// [`Parser::record`] of a repair whose text after is `word` as a JSON string (a key
+    /// given its quotes), written only when the repair is kept: past [`MAX_RECORDS`] a
+    /// document of many such keys would write each one for nothing.
+    pub fn record_quoted(&mut self, rule: RepairRule, start: usize, end: usize, word: &str) {
+        if self.keeps(rule, end) {
+            let mut after = String::with_capacity(word.len() + 2);
+            text::write_escaped(&mut after, word);
+            self.push_record(rule, start, end, &after);
+        }
+    }
+
+    /// Whether a repair of `rule` ending at `end` is recorded (it notes a truncation, and
+    /// counts it when [`MAX_RECORDS`] leaves it out).
+    fn keeps(&mut self, rule: RepairRule, end: usize) -> bool {
         // After a fatal error the parse is over: what the enclosing containers see as they
         // unwind (the text that stopped it, as a missing comma) repairs nothing.
         if self.fatal.is_some() {
-            return;
+            return false;
         }
         if end >= self.b.len()
             && matches!(
@@ -192,9 +226,13 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
                 .is_some_and(|r| r.rule.applicability() == Applicability::Unsafe);
             if unsafe_seen || rule.applicability() == Applicability::Safe {
                 self.unrecorded += 1;
-                return;
+                return false;
             }
         }
+        true
+    }
+
+    fn push_record(&mut self, rule: RepairRule, start: usize, end: usize, after: &str) {
         let path = &self.path;
         let pointer = |out: &mut String| {
             for seg in path {
@@ -329,7 +367,7 @@ impl<'a, 's, S: Sink> Parser<'a, 's, S> {
 
     fn skip_block_comment(&mut self) {
         let rest = &self.b[self.pos + 2..];
-        self.pos += 2 + memchr::memmem::find(rest, b"*/").map_or(rest.len(), |i| i + 2);
+        self.pos += 2 + comment_end(rest).map_or(rest.len(), |i| i + 2);
     }
 
     /// Next byte that is not whitespace, looking at most [`WINDOW`] bytes ahead of `from`.
@@ -375,4 +413,27 @@ pub(crate) fn bracket(closer: u8) -> &'static str {
 /// and every non-ASCII byte).
 pub(crate) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_end;
+
+    #[test]
+    fn comment_end_finds_the_first_star_slash_as_memmem_does() {
+        for b in [
+            &b""[..],
+            b"/",
+            b"*",
+            b"*/",
+            b"a*/b*/",
+            b"//**/",
+            b"/ * / */",
+            b"***//",
+            b"no end",
+            "é*/".as_bytes(),
+        ] {
+            assert_eq!(comment_end(b), memchr::memmem::find(b, b"*/"), "{b:?}");
+        }
+    }
 }

@@ -295,12 +295,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             if q == word_end && self.byte_at(q) == Some(b'"') && self.colon_after(q + 1) {
                 // `name":` — the key's opening quote is missing.
                 self.pos = q + 1;
-                self.record(
-                    RepairRule::MissingOpeningQuote,
-                    start,
-                    self.pos,
-                    &quoted_key(word),
-                );
+                self.record_quoted(RepairRule::MissingOpeningQuote, start, self.pos, word);
                 return Some((self.owned_key(word), true));
             }
             let closed = self.quoted_end(q);
@@ -312,7 +307,7 @@ impl<S: Sink> Parser<'_, '_, S> {
             }
             // `k 'v'` — a key whose colon is missing; the quoted text is its value.
         }
-        self.record(RepairRule::UnquotedKey, start, word_end, &quoted_key(word));
+        self.record_quoted(RepairRule::UnquotedKey, start, word_end, word);
         Some((self.owned_key(word), false))
     }
 
@@ -352,9 +347,4 @@ impl<S: Sink> Parser<'_, '_, S> {
             _ => None,
         })
     }
-}
-
-/// `word` as a JSON string.
-fn quoted_key(word: &str) -> String {
-    serde_json::Value::String(word.to_owned()).to_string()
 }
