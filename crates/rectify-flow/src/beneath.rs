@@ -241,11 +241,16 @@ pub fn write_from(
     Ok(())
 }
 
+/// How the engine's temporary files start (`.rectify-tmp-PID-…`): written whole, then renamed
+/// into place; swept by [`crate::remove_stale_temps`] when their process is gone, and never
+/// copied into an agent's view.
+pub(crate) const TEMP_PREFIX: &str = ".rectify-tmp-";
+
 /// A new temporary file in `dir`, named like the ones [`crate::remove_stale_temps`] sweeps.
 fn temp_in(dir: BorrowedFd<'_>) -> std::io::Result<(String, OwnedFd)> {
     for _ in 0..100 {
         let name = format!(
-            ".rectify-tmp-{}-{:08x}",
+            "{TEMP_PREFIX}{}-{:08x}",
             std::process::id(),
             fastrand::u32(..)
         );

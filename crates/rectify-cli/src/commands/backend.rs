@@ -78,16 +78,7 @@ impl Backend {
     pub fn resume(&self, args: &ResumeArgs) -> Result<Ended> {
         match self {
             Backend::Local(workdir) => {
-                let Some(store) =
-                    Store::open_existing(workdir).context("cannot open the run store")?
-                else {
-                    bail!(
-                        "no run `{}`: `{}` has no run store (.rectify/rectify.db)",
-                        args.run,
-                        workdir.display()
-                    );
-                };
-                let store = Arc::new(store);
+                let store = Arc::new(existing_store(workdir, &args.run)?);
                 let options = options(workdir, args.max_parallel, args.output);
                 let outcome = until_interrupted(rectify_flow::resume(
                     Arc::clone(&store),
@@ -113,17 +104,7 @@ impl Backend {
     /// The summary of `run` as the backend keeps it (`None`: no such run).
     pub fn summary(&self, run: &str) -> Result<Option<RunSummary>> {
         match self {
-            Backend::Local(workdir) => {
-                let Some(store) =
-                    Store::open_existing(workdir).context("cannot open the run store")?
-                else {
-                    bail!(
-                        "no run `{run}`: `{}` has no run store (.rectify/rectify.db)",
-                        workdir.display()
-                    );
-                };
-                Ok(RunSummary::find(&store, run)?)
-            }
+            Backend::Local(workdir) => Ok(RunSummary::find(&existing_store(workdir, run)?, run)?),
             Backend::Restate(client, _) => {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -152,6 +133,17 @@ impl Backend {
             Backend::Local(workdir) => format!("in `{}`", workdir.display()),
             Backend::Restate(_, address) => format!("on {address}"),
         }
+    }
+}
+
+/// The store of `workdir`, which must exist: `run` is looked up in it.
+fn existing_store(workdir: &Path, run: &str) -> Result<Store> {
+    match Store::open_existing(workdir).context("cannot open the run store")? {
+        Some(store) => Ok(store),
+        None => bail!(
+            "no run `{run}`: `{}` has no run store (.rectify/rectify.db)",
+            workdir.display()
+        ),
     }
 }
 

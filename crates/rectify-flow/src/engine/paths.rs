@@ -63,7 +63,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     for n in 0..100u32 {
-        let name = format!(".rectify-tmp-{}-{n}", std::process::id());
+        let name = format!("{}{}-{n}", crate::beneath::TEMP_PREFIX, std::process::id());
         let path = dir.join(name);
         match std::fs::OpenOptions::new()
             .write(true)
@@ -166,7 +166,7 @@ pub fn remove_stale_temps(workdir: &Path) -> usize {
     let mut removed = 0;
     for entry in walker.flatten() {
         let name = entry.file_name().to_string_lossy();
-        let Some(rest) = name.strip_prefix(".rectify-tmp-") else {
+        let Some(rest) = name.strip_prefix(crate::beneath::TEMP_PREFIX) else {
             continue;
         };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {

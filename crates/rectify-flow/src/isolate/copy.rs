@@ -106,7 +106,7 @@ fn copy_entry(
 fn in_flight(rel: &Path) -> bool {
     rel.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with(".rectify-tmp-"))
+        .is_some_and(|n| n.starts_with(crate::beneath::TEMP_PREFIX))
 }
 
 /// What differs in `root` from `manifest`: deletions first, then writes. A file whose stamp
