@@ -330,10 +330,17 @@ fn trial(seed: u64, base: &Baseline) -> usize {
         repeated <= killed,
         "seed {seed}: {repeated} repeated calls after {killed} kills: {got:#?}"
     );
-    assert_eq!(
-        counters(dir.path()),
-        base.counters,
-        "seed {seed}: counters differ"
+    let steps = counters(dir.path());
+    let differ: Vec<String> = steps
+        .iter()
+        .zip(&base.counters)
+        .filter(|(g, b)| g != b)
+        .map(|(g, b)| format!("got {g}, uninterrupted {b}"))
+        .collect();
+    assert!(
+        differ.is_empty() && steps.len() == base.counters.len(),
+        "seed {seed}: counters differ after {killed} kills: {differ:#?}\ncalls: {:#?}",
+        calls(dir.path())
     );
     killed
 }

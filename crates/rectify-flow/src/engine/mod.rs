@@ -179,7 +179,8 @@ pub async fn run(
     })?;
     let inputs = resolve_inputs(&wf, &options.inputs, &run_id)?;
     let memory = ErrorMemory::new(wf.spec.memory.history, wf.spec.memory.cross_step);
-    store.create_run(&RunRecord {
+    let ids: Vec<&str> = wf.spec.steps.iter().map(|s| s.id.as_str()).collect();
+    let record = RunRecord {
         id: run_id.clone(),
         workflow: wf.spec.name.clone(),
         // Absolute, so a resume finds it from any directory (and, when it lies in the working
@@ -198,9 +199,8 @@ pub async fn run(
         memory: serde_json::to_string(&memory).ok(),
         created_ms: now_ms(),
         updated_ms: now_ms(),
-    })?;
-    let ids: Vec<&str> = wf.spec.steps.iter().map(|s| s.id.as_str()).collect();
-    store.put_pending(&run_id, &ids)?;
+    };
+    store.create_run(&record, &ids)?;
     let runner = Arc::new(Runner::new(
         wf, store, run_id, workdir, &options, inputs, memory,
     ));

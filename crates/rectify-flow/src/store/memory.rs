@@ -169,7 +169,12 @@ impl Memory {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(super) fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
+    pub(super) fn create_run(&self, run: &RunRecord, steps: &[&str]) -> Result<(), StoreError> {
+        self.create(run)?;
+        self.put_pending(&run.id, steps)
+    }
+
+    fn create(&self, run: &RunRecord) -> Result<(), StoreError> {
         let mut state = self.state();
         if state.runs.contains_key(&run.id) {
             return Err(StoreError::RunExists {

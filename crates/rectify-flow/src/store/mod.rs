@@ -129,12 +129,14 @@ impl Store {
         }
     }
 
-    /// Records a new run. Committed without an fsync, like its pending steps: the first
+    /// Records a new run and its `steps` as pending, in one transaction (a kill cannot leave a
+    /// run without its steps, which would list them in the order they later start). Committed
+    /// without an fsync: the first
     /// durable commit of the run (its first unit's end, a wait, its status) fsyncs them. A
     /// crash keeps the run; a power failure before that commit loses it together with the
     /// units in progress, which is what group commit loses anyway.
-    pub fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        dispatch!(self.create_run(run))
+    pub fn create_run(&self, run: &RunRecord, steps: &[&str]) -> Result<(), StoreError> {
+        dispatch!(self.create_run(run, steps))
     }
 
     /// Sets a run's status.

@@ -156,32 +156,34 @@ impl Sqlite {
         result
     }
 
-    /// Records a new run. Committed without an fsync, like its pending steps: the first
+    /// Records a new run and its `steps` as pending, in one transaction (a kill cannot leave a
+    /// run without its steps, which would list them in the order they later start). Committed
+    /// without an fsync: the first
     /// durable commit of the run (its first unit's end, a wait, its status) fsyncs them. A
     /// crash keeps the run; a power failure before that commit loses it together with the
     /// units in progress, which is what group commit loses anyway.
-    pub(super) fn create_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        let conn = self.conn();
-        self.sync(&conn, Commit::Process)?;
-        conn.execute(
-            "INSERT INTO runs (id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms, lease_pid, lease_host, lease_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?10)",
-            params![
-                run.id,
-                run.workflow,
-                run.workflow_path,
-                run.workflow_hash,
-                run.workflow_source,
-                run.workdir,
-                serde_json::to_string(&run.inputs)?,
-                run.status.as_str(),
-                run.memory,
-                run.created_ms,
-                i64::from(std::process::id()),
-                hostname(),
-            ],
-        )?;
-        Ok(())
+    pub(super) fn create_run(&self, run: &RunRecord, steps: &[&str]) -> Result<(), StoreError> {
+        self.write(Commit::Process, |tx| {
+            tx.execute(
+                "INSERT INTO runs (id, workflow, workflow_path, workflow_hash, workflow_source, workdir, inputs, status, memory, created_ms, updated_ms, lease_pid, lease_host, lease_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12, ?10)",
+                params![
+                    run.id,
+                    run.workflow,
+                    run.workflow_path,
+                    run.workflow_hash,
+                    run.workflow_source,
+                    run.workdir,
+                    serde_json::to_string(&run.inputs)?,
+                    run.status.as_str(),
+                    run.memory,
+                    run.created_ms,
+                    i64::from(std::process::id()),
+                    hostname(),
+                ],
+            )?;
+            insert_pending(tx, &run.id, steps)
+        })
     }
 
     /// Sets a run's status.
@@ -268,15 +270,7 @@ impl Sqlite {
     /// Records every step of a new run as pending, in one transaction (so `status` lists the
     /// steps that have not started); fsynced with the run's next durable commit.
     pub(super) fn put_pending(&self, run: &str, steps: &[&str]) -> Result<(), StoreError> {
-        self.write(Commit::Process, |tx| {
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR IGNORE INTO steps (run_id, id, status) VALUES (?1, ?2, 'pending')",
-            )?;
-            for id in steps {
-                stmt.execute(params![run, id])?;
-            }
-            Ok(())
-        })
+        self.write(Commit::Process, |tx| insert_pending(tx, run, steps))
     }
 
     /// Records a model or agent answer as it arrives (before it is checked), with the files
@@ -700,6 +694,17 @@ impl Sqlite {
                 "SELECT SUM(LENGTH(step) + LENGTH(path) + LENGTH(kind) + LENGTH(hash) + 16) FROM artifact_links WHERE run_id = ?1",
             )?)
     }
+}
+
+/// Inserts the rows of steps that have none yet, as pending (within the caller's transaction).
+fn insert_pending(tx: &Connection, run: &str, steps: &[&str]) -> Result<(), StoreError> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO steps (run_id, id, status) VALUES (?1, ?2, 'pending')",
+    )?;
+    for id in steps {
+        stmt.execute(params![run, id])?;
+    }
+    Ok(())
 }
 
 /// Inserts or replaces a step's row (within the caller's transaction).

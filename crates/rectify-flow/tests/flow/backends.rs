@@ -129,7 +129,7 @@ fn apply(store: &Store, op: &Op) -> String {
                 created_ms: *t,
                 updated_ms: *t,
             };
-            format!("{:?}", store.create_run(&run).is_ok())
+            format!("{:?}", store.create_run(&run, &STEPS[..2]).is_ok())
         }
         Op::Status(r, s) => format!("{:?}", store.set_run_status(RUNS[*r], status(*s)).is_ok()),
         Op::Memory(r, m) => format!("{:?}", store.set_memory(RUNS[*r], m).is_ok()),
