@@ -54,7 +54,9 @@
 //!
 //! Features: `openai`, `anthropic`, `command`, `replay` (on by default, each a provider
 //! backend, each turning on `engine`); `engine` (the loop, [`Client`], [`blocking`],
-//! function providers; brings tokio); `local` (the embedded model, off by default).
+//! function providers; brings tokio); `local` (the embedded model, off by default);
+//! `workflow` ([`flow`]: workflows, their store, resume and reports); `restate` (workflows on
+//! Restate).
 
 #[cfg(feature = "engine")]
 pub mod blocking;
@@ -80,6 +82,8 @@ pub use build::{LocalOptions, provider_from_spec, provider_from_spec_with};
 pub use client::{Client, Prompt};
 #[cfg(feature = "engine")]
 pub use error::{Error, Exhausted};
+#[cfg(feature = "workflow")]
+pub use rectify_flow as flow;
 #[cfg(feature = "local")]
 pub use rectify_local as local;
 #[cfg(feature = "engine")]
@@ -95,6 +99,8 @@ pub use rectify_provider as provider;
 pub use rectify_provider::spec::{ProviderKind, ProviderSpec};
 #[cfg(feature = "engine")]
 pub use rectify_provider::{Message, Provider};
+#[cfg(feature = "restate")]
+pub use rectify_restate as restate;
 
 /// Reads `text` as `format` with the default limits.
 pub fn read_str(text: &str, format: Format) -> parse::Parsed {
