@@ -6,8 +6,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::exit::Hint;
-use rectify_check::{CompiledSchema, RefAccess, References, RuleSet};
-use rectify_parse::Limits;
+use rectify::check::{CompiledSchema, RefAccess, References, RuleSet};
+use rectify::parse::Limits;
 use serde_json::Value;
 
 use crate::args::RefArg;
@@ -47,15 +47,15 @@ pub fn schema(
 /// Builds the checker of `schemas` and `rules`, with the hint a CLI user needs when a rule
 /// names a document that was not given.
 pub fn checker(
-    schemas: rectify_check::SchemaSet,
+    schemas: rectify::check::SchemaSet,
     rules: Option<(RuleSet, References)>,
-) -> Result<rectify_check::Checker> {
-    let mut builder = rectify_check::Checker::builder().schemas(schemas);
+) -> Result<rectify::check::Checker> {
+    let mut builder = rectify::check::Checker::builder().schemas(schemas);
     if let Some((rules, references)) = rules {
         builder = builder.references(references).rules(rules);
     }
     builder.build().map_err(|e| match &e {
-        rectify_check::ConfigError::MissingDocument { name, .. } => {
+        rectify::check::ConfigError::MissingDocument { name, .. } => {
             let hint = format!("`--ref {name}=FILE` gives it");
             anyhow::Error::new(Hint(hint)).context(e.to_string())
         }
@@ -80,6 +80,6 @@ pub fn rules(path: &Path, refs: &[RefArg], limits: &Limits) -> Result<(RuleSet, 
     Ok((rules, documents))
 }
 
-fn reference(name: &str, path: &Path, limits: &Limits) -> Result<rectify_core::Document> {
+fn reference(name: &str, path: &Path, limits: &Limits) -> Result<rectify::Document> {
     input::read_config_document(path, &format!("reference document `{name}`"), limits)
 }

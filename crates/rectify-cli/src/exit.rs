@@ -85,7 +85,7 @@ pub fn report_error(err: &anyhow::Error) -> ExitStatus {
 impl ExitStatus {
     /// What a provider failure exits with, in every command: 2 when the provider is
     /// misconfigured (a missing key, an unknown model name), else 4.
-    pub fn of_provider(error: &rectify_provider::ProviderError) -> ExitStatus {
+    pub fn of_provider(error: &rectify::provider::ProviderError) -> ExitStatus {
         if error.is_config() {
             ExitStatus::Config
         } else {
@@ -95,19 +95,19 @@ impl ExitStatus {
 
     /// What `ask`'s outcome exits with: valid 0; exhausted, refused (or an end this version
     /// does not know) 3; a provider failure as [`ExitStatus::of_provider`].
-    pub fn of_answer<T>(outcome: &rectify_loop::Outcome<T>) -> ExitStatus {
+    pub fn of_answer<T>(outcome: &rectify::engine::Outcome<T>) -> ExitStatus {
         match outcome {
-            rectify_loop::Outcome::Valid { .. } => ExitStatus::Success,
-            rectify_loop::Outcome::ProviderFailed { error, .. } => ExitStatus::of_provider(error),
+            rectify::engine::Outcome::Valid { .. } => ExitStatus::Success,
+            rectify::engine::Outcome::ProviderFailed { error, .. } => ExitStatus::of_provider(error),
             _ => ExitStatus::Escalated,
         }
     }
 
     /// What a run's summary exits with (`run`, `resume`): completed 0, waiting 3; failed on a
     /// provider 4, on its configuration 2, on its content 1.
-    pub fn of_run(summary: &rectify_flow::RunSummary) -> ExitStatus {
-        use rectify_flow::RunStatus;
-        use rectify_flow::summary::Failure;
+    pub fn of_run(summary: &rectify::flow::RunSummary) -> ExitStatus {
+        use rectify::flow::RunStatus;
+        use rectify::flow::summary::Failure;
         match summary.status {
             RunStatus::Completed => ExitStatus::Success,
             RunStatus::Waiting => ExitStatus::Escalated,
@@ -125,7 +125,7 @@ impl ExitStatus {
 pub fn class_of(err: &anyhow::Error) -> ExitStatus {
     let provider = err
         .chain()
-        .find_map(|cause| cause.downcast_ref::<rectify_provider::ProviderError>());
+        .find_map(|cause| cause.downcast_ref::<rectify::provider::ProviderError>());
     provider.map_or(ExitStatus::Config, ExitStatus::of_provider)
 }
 
@@ -149,7 +149,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rectify_provider::{ErrorKind, ProviderError};
+    use rectify::provider::{ErrorKind, ProviderError};
 
     #[test]
     fn a_plain_error_is_a_configuration_error() {

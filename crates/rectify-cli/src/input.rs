@@ -4,8 +4,8 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use rectify_core::{Diagnostic, Document, Format};
-use rectify_parse::{Limits, Parsed};
+use rectify::{Diagnostic, Document, Format};
+use rectify::parse::{Limits, Parsed};
 
 /// Raw input: where it came from and its bytes.
 pub struct Source {
@@ -47,7 +47,7 @@ pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
             .context("cannot read standard input")?;
         bytes
     } else {
-        rectify_parse::read_file_bytes(Path::new(path), limits)?
+        rectify::parse::read_file_bytes(Path::new(path), limits)?
     };
     if bytes.len() > limits.max_bytes {
         let name = if path == "-" { "standard input" } else { path };
@@ -65,7 +65,7 @@ pub fn read_source(path: &str, limits: &Limits) -> Result<Source> {
 
 /// The format to read `source` as: the flag, else the file extension, else a guess from content.
 pub fn format_of(source: &Source, flag: Option<Format>) -> Format {
-    rectify_parse::detect_format(&source.name, &source.bytes, flag)
+    rectify::parse::detect_format(&source.name, &source.bytes, flag)
 }
 
 /// Reads a configuration document (schema, rules, reference): any problem is a configuration
@@ -77,7 +77,7 @@ pub fn read_config_document(path: &Path, what: &str, limits: &Limits) -> Result<
         Format::Markdown | Format::Text => Format::Yaml,
         f => f,
     };
-    let parsed = rectify_parse::read_bytes(source.bytes, format, limits);
+    let parsed = rectify::parse::read_bytes(source.bytes, format, limits);
     into_document(parsed, &name, what)
 }
 

@@ -14,7 +14,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     // Agents run as this user: they must not read this process's keys through `/proc`.
     #[cfg(target_os = "linux")]
-    if let Err(e) = rectify_provider::hide_environment() {
+    if let Err(e) = rectify::provider::hide_environment() {
         eprintln!("warning: this process could not hide its environment from agents: {e}");
     }
     let cli = args::Cli::parse();

@@ -71,7 +71,7 @@ pub use rectify_check as check;
 pub use rectify_check::{check_as, check_value_as};
 pub use rectify_core::{
     Applicability, Diagnostic, Document, Finding, FindingLevel, Format, Location, Repair, Report,
-    Severity, Span, Verdict,
+    Severity, Span, SpanMap, Verdict,
 };
 pub use rectify_parse as parse;
 pub use rectify_repair as repair;

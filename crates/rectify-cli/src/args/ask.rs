@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use rectify_loop::FeedbackMode;
-use rectify_provider::StructuredOutput;
-use rectify_provider::spec::ProviderKind;
+use rectify::engine::FeedbackMode;
+use rectify::provider::StructuredOutput;
+use rectify::provider::spec::ProviderKind;
 
 use super::{Output, RefArg, parse_ref};
 
@@ -107,7 +107,7 @@ pub struct AskArgs {
     pub agent: Vec<String>,
 }
 
-/// `--provider`: the backends of the one [`ProviderSpec`](rectify_provider::spec::ProviderSpec)
+/// `--provider`: the backends of the one [`ProviderSpec`](rectify::provider::spec::ProviderSpec)
 /// that workflow files use too.
 fn parse_kind(text: &str) -> Result<ProviderKind, String> {
     text.parse()

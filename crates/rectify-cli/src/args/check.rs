@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use rectify_core::Format;
+use rectify::Format;
 
 use super::{Output, RefArg, parse_ref};
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use rectify_core::Format;
+use rectify::Format;
 
 /// What `rectify repair` prints on stdout.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

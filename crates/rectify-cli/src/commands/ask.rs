@@ -4,13 +4,13 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use rectify_core::{Document, Format, SpanMap};
+use rectify::{Document, Format, SpanMap};
 #[cfg(feature = "local")]
-use rectify_local::FetchEvent;
-use rectify_loop::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
-use rectify_parse::Limits;
-use rectify_provider::spec::{ProviderChoice, ProviderKind};
-use rectify_provider::{Provider, Request};
+use rectify::local::FetchEvent;
+use rectify::engine::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
+use rectify::parse::Limits;
+use rectify::provider::spec::{ProviderChoice, ProviderKind};
+use rectify::provider::{Provider, Request};
 use serde_json::Value;
 
 use crate::args::{AskArgs, Output};
@@ -40,7 +40,7 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
         None => None,
     };
     if let Some(sink) = &trace {
-        engine = engine.sink(Arc::clone(sink) as Arc<dyn rectify_loop::EventSink>);
+        engine = engine.sink(Arc::clone(sink) as Arc<dyn rectify::engine::EventSink>);
     }
     if std::io::stderr().is_terminal() {
         let max = args.max_attempts;
@@ -114,7 +114,7 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     if let Some(path) = &args.rules {
         let rules = config::rules(path, &args.refs, limits)?;
         task = task.checker(config::checker(
-            rectify_check::SchemaSet::new(),
+            rectify::check::SchemaSet::new(),
             Some(rules),
         )?);
     }

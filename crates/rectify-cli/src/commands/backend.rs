@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use rectify_flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store, Workflow};
+use rectify::flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store, Workflow};
 
 use super::run::{progress, until_interrupted};
 use crate::args::{Output, ResumeArgs, RunArgs};
@@ -17,7 +17,7 @@ pub enum Backend {
     /// This process runs the workflow; the store is `WORKDIR/.rectify/rectify.db`.
     Local(PathBuf),
     /// A Restate server runs it (`--on restate://…`).
-    Restate(rectify_restate::Client, String),
+    Restate(rectify::restate::Client, String),
 }
 
 /// How a command's wait for a run ended.
@@ -33,7 +33,7 @@ impl Backend {
     pub fn choose(on: Option<&str>, workdir: &Path) -> Result<Backend> {
         Ok(match on {
             Some(address) => {
-                Backend::Restate(rectify_restate::Client::new(address)?, address.to_owned())
+                Backend::Restate(rectify::restate::Client::new(address)?, address.to_owned())
             }
             None => Backend::Local(workdir.to_path_buf()),
         })
@@ -44,7 +44,7 @@ impl Backend {
         let run_id = args
             .run_id
             .clone()
-            .unwrap_or_else(|| rectify_flow::engine::new_run_id(&workflow.spec.name));
+            .unwrap_or_else(|| rectify::flow::engine::new_run_id(&workflow.spec.name));
         match self {
             Backend::Local(workdir) => {
                 let store = Arc::new(Store::open(workdir).context("cannot open the run store")?);
@@ -52,14 +52,14 @@ impl Backend {
                 options.run_id = Some(run_id.clone());
                 options.inputs.clone_from(&args.inputs);
                 let outcome =
-                    until_interrupted(rectify_flow::run(workflow, Arc::clone(&store), options))?;
+                    until_interrupted(rectify::flow::run(workflow, Arc::clone(&store), options))?;
                 local_end(outcome, &store, &run_id, |problems| {
                     let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
                     format!("the run cannot start:\n  {}", text.join("\n  "))
                 })
             }
             Backend::Restate(client, _) => {
-                let request = rectify_restate::RunRequest {
+                let request = rectify::restate::RunRequest {
                     workflow: std::path::absolute(&args.workflow)
                         .context("cannot resolve the workflow's path")?,
                     workdir: std::path::absolute(&args.workdir)
@@ -80,7 +80,7 @@ impl Backend {
             Backend::Local(workdir) => {
                 let store = Arc::new(existing_store(workdir, &args.run)?);
                 let options = options(workdir, args.max_parallel, args.output);
-                let outcome = until_interrupted(rectify_flow::resume(
+                let outcome = until_interrupted(rectify::flow::resume(
                     Arc::clone(&store),
                     &args.run,
                     decision(args),
@@ -162,7 +162,7 @@ fn local_end(
     outcome: Result<Result<RunSummary, RunError>, u8>,
     store: &Store,
     run_id: &str,
-    config: impl Fn(&[rectify_flow::Problem]) -> String,
+    config: impl Fn(&[rectify::flow::Problem]) -> String,
 ) -> Result<Ended> {
     match outcome {
         Err(code) => {
@@ -193,7 +193,7 @@ fn release(store: &Store, run_id: &str) -> String {
 
 /// What a run on Restate came to (the wait may be interrupted; the run goes on there).
 fn restate_end(
-    outcome: Result<Result<serde_json::Value, rectify_restate::ClientError>, u8>,
+    outcome: Result<Result<serde_json::Value, rectify::restate::ClientError>, u8>,
     run_id: &str,
 ) -> Result<Ended> {
     match outcome {
@@ -231,26 +231,26 @@ fn decision(args: &ResumeArgs) -> Decision {
 }
 
 /// The same decision for a Restate server: edits travel inside the request.
-fn restate_decision(args: &ResumeArgs) -> Result<rectify_restate::DecisionRequest> {
+fn restate_decision(args: &ResumeArgs) -> Result<rectify::restate::DecisionRequest> {
     Ok(match decision(args) {
         Decision::Edit { step, edits } => {
             let mut sent = Vec::with_capacity(edits.len());
             for (path, file) in &edits {
                 // Restate's default message limit is 32 MiB; an edit is sent inside one.
-                let bytes = rectify_flow::engine::read_bounded(file, 16 << 20)
+                let bytes = rectify::flow::engine::read_bounded(file, 16 << 20)
                     .map_err(|e| anyhow::anyhow!("cannot read the edit `{}`: {e}", file.display()))?
                     .with_context(|| format!("the edit `{}` does not exist", file.display()))?;
                 let content = String::from_utf8(bytes)
                     .with_context(|| format!("the edit `{}` is not UTF-8 text", file.display()))?;
                 sent.push((path.clone(), content));
             }
-            rectify_restate::DecisionRequest::Edit { step, edits: sent }
+            rectify::restate::DecisionRequest::Edit { step, edits: sent }
         }
-        Decision::Approve { step } => rectify_restate::DecisionRequest::Approve { step },
+        Decision::Approve { step } => rectify::restate::DecisionRequest::Approve { step },
         Decision::Reject { step, feedback } => {
-            rectify_restate::DecisionRequest::Reject { step, feedback }
+            rectify::restate::DecisionRequest::Reject { step, feedback }
         }
-        Decision::Continue => rectify_restate::DecisionRequest::Continue,
+        Decision::Continue => rectify::restate::DecisionRequest::Continue,
     })
 }
 

@@ -1,10 +1,10 @@
 //! `rectify check`: validate a document against schemas and rules without changing it.
 
 use anyhow::Result;
-use rectify_check::{Checker, SchemaSet};
-use rectify_core::{Diagnostic, Document, Format, Repair, SpanMap};
-use rectify_parse::{Limits, Parsed};
-use rectify_repair::UnwrappedMarkdown;
+use rectify::check::{Checker, SchemaSet};
+use rectify::{Diagnostic, Document, Format, Repair, SpanMap};
+use rectify::parse::{Limits, Parsed};
+use rectify::repair::UnwrappedMarkdown;
 
 use crate::args::{CheckArgs, Output};
 use crate::exit::ExitStatus;
@@ -49,9 +49,9 @@ fn read(
 ) -> (Parsed, Option<(UnwrappedMarkdown, Document)>) {
     if format == Format::Markdown
         && let Ok(text) = std::str::from_utf8(&bytes)
-        && let Some(found) = rectify_repair::unwrap_markdown(text)
+        && let Some(found) = rectify::repair::unwrap_markdown(text)
     {
-        let parsed = rectify_parse::read(found.document(text).to_owned(), format, limits);
+        let parsed = rectify::parse::read(found.document(text).to_owned(), format, limits);
         let original = Document::new(
             format,
             text.to_owned(),
@@ -60,7 +60,7 @@ fn read(
         );
         return (parsed, Some((found, original)));
     }
-    (rectify_parse::read_bytes(bytes, format, limits), None)
+    (rectify::parse::read_bytes(bytes, format, limits), None)
 }
 
 /// Moves the diagnostics' spans from the unwrapped document into the whole text.

@@ -3,9 +3,9 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rectify_core::{Applicability, Document, Format, Repair, SpanMap};
-use rectify_parse::Limits;
-use rectify_repair::{JsonStyle, RepairOptions, Repaired, RepairedText};
+use rectify::{Applicability, Document, Format, Repair, SpanMap};
+use rectify::parse::Limits;
+use rectify::repair::{JsonStyle, RepairOptions, Repaired, RepairedText};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -37,7 +37,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
     let source = input::read_source(&args.file, &limits)?;
     let valid = match args.output {
         RepairOutput::Json => {
-            let repaired = rectify_repair::repair_bytes(&source.bytes, &options);
+            let repaired = rectify::repair::repair_bytes(&source.bytes, &options);
             print(&RepairResult::new(&repaired))?;
             repaired.is_valid()
         }
@@ -45,7 +45,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
             // Text to text: the repaired document is written without building a value
             // (a schema still goes through the value inside the library).
             let repaired =
-                rectify_repair::repair_bytes_to_json(&source.bytes, &options, JsonStyle::Pretty);
+                rectify::repair::repair_bytes_to_json(&source.bytes, &options, JsonStyle::Pretty);
             print_human(args, &repaired, source.bytes)?;
             repaired.is_valid()
         }

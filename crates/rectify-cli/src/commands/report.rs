@@ -1,8 +1,8 @@
 //! `rectify report RUN`: the whole run as JSON, or as one self-contained HTML page.
 
 use anyhow::{Context, Result, bail};
-use rectify_core::Diagnostic;
-use rectify_flow::{Report, Store};
+use rectify::Diagnostic;
+use rectify::flow::{Report, Store};
 use serde_json::Value;
 
 use crate::args::{ReportArgs, ReportFormat};

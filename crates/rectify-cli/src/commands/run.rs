@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use rectify_flow::RunSummary;
-use rectify_flow::engine::Progress;
+use rectify::flow::RunSummary;
+use rectify::flow::engine::Progress;
 
 use super::backend::{Backend, Ended};
 
@@ -17,7 +17,7 @@ use crate::printer::run::{human, wire};
 
 /// Runs `rectify run`.
 pub fn run(args: &RunArgs) -> Result<ExitStatus> {
-    let workflow = match rectify_flow::load(&args.workflow) {
+    let workflow = match rectify::flow::load(&args.workflow) {
         Ok(wf) => wf,
         Err(e) => return Err(anyhow::Error::new(e)),
     };
@@ -59,7 +59,7 @@ pub fn finish(
     Ok(ExitStatus::of_run(summary))
 }
 
-fn dry_run(wf: &rectify_flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
+fn dry_run(wf: &rectify::flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
     let levels = wf.levels();
     if args.output == Output::Json {
         print(&serde_json::json!({"workflow": wf.spec.name, "valid": true, "levels": levels}))?;

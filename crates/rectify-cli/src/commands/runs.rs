@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
-use rectify_flow::Store;
+use rectify::flow::Store;
 
 use crate::args::{RunsArgs, RunsCommand};
 use crate::exit::ExitStatus;
@@ -20,7 +20,7 @@ pub fn run(args: &RunsArgs) -> Result<ExitStatus> {
                 return Ok(ExitStatus::Success);
             };
             let age = i64::try_from(prune.older_than.as_millis()).unwrap_or(i64::MAX);
-            let cutoff = rectify_flow::store::now_ms().saturating_sub(age);
+            let cutoff = rectify::flow::store::now_ms().saturating_sub(age);
             let deleted = store.prune(cutoff).context("cannot prune the run store")?;
             let mut text = format!(
                 "pruned {} run{}\n",

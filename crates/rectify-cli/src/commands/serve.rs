@@ -15,7 +15,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitStatus> {
         .build()
         .context("cannot start the async runtime")?;
     let served: Result<ExitStatus> = runtime.block_on(async {
-        let listener = rectify_restate::bind(args.bind).await?;
+        let listener = rectify::restate::bind(args.bind).await?;
         let addr = listener.local_addr().context("cannot read the address listened on")?;
         // A line scripts can wait for (and read the port from, with `--bind 127.0.0.1:0`).
         let _ = writeln!(
@@ -23,7 +23,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitStatus> {
             "rectify serve: listening on {addr}; register it with Restate: POST /deployments {{\"uri\": \"http://{addr}\"}}"
         );
         tokio::select! {
-            () = rectify_restate::serve(listener) => Ok(ExitStatus::Success),
+            () = rectify::restate::serve(listener) => Ok(ExitStatus::Success),
             code = super::run::interrupted() => Ok(ExitStatus::Interrupted(code)),
         }
     });

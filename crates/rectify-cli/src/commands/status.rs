@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
-use rectify_flow::Store;
+use rectify::flow::Store;
 
 use super::backend::Backend;
 
@@ -34,7 +34,7 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
 
 /// Every run, newest first, each with the status a reader should see (a `running` run whose
 /// process is gone is `interrupted`).
-fn observed(store: &Store) -> Result<Vec<rectify_flow::store::RunRecord>> {
+fn observed(store: &Store) -> Result<Vec<rectify::flow::store::RunRecord>> {
     let mut runs = store.runs()?;
     for r in &mut runs {
         r.status = store.observed_status(r)?;
@@ -42,7 +42,7 @@ fn observed(store: &Store) -> Result<Vec<rectify_flow::store::RunRecord>> {
     Ok(runs)
 }
 
-fn list(runs: &[rectify_flow::store::RunRecord], output: Output) -> Result<ExitStatus> {
+fn list(runs: &[rectify::flow::store::RunRecord], output: Output) -> Result<ExitStatus> {
     if output == Output::Json {
         print(&serde_json::json!({"runs": runs}))?;
         return Ok(ExitStatus::Success);

@@ -3,9 +3,9 @@
 //! same diagnostic shape as `rectify check`, and every attempt. Not a serialisation of the
 //! loop's types: their layout may change, this may not.
 
-use rectify_core::Repair;
-use rectify_loop::{Attempt, Candidate, Ledger, Limit, Outcome};
-use rectify_provider::{FinishReason, ProviderError};
+use rectify::Repair;
+use rectify::engine::{Attempt, Candidate, Ledger, Limit, Outcome};
+use rectify::provider::{FinishReason, ProviderError};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
-use rectify_core::{Diagnostic, Document, Severity};
+use rectify::{Diagnostic, Document, Severity};
 
 /// Renders diagnostics for people, with colour only when stderr is a terminal and `NO_COLOR`
 /// is not set.
@@ -236,7 +236,7 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use rectify_core::{Format, Location, SpanMap};
+    use rectify::{Format, Location, SpanMap};
     use serde_json::Value;
 
     use super::*;

@@ -1,13 +1,13 @@
 //! The `--output json` wire format of `rectify check` (docs/architecture.md, "Wire formats and exit
 //! codes").
 
-use rectify_core::{Diagnostic, Repair};
+use rectify::{Diagnostic, Repair};
 use serde::Serialize;
 
 /// One diagnostic on the wire: location fields flattened.
 #[derive(Debug, Serialize)]
 pub struct WireDiagnostic<'a> {
-    severity: rectify_core::Severity,
+    severity: rectify::Severity,
     code: &'a str,
     path: &'a str,
     pointer: &'a str,

@@ -5,10 +5,10 @@
 
 use std::fmt::Write as _;
 
-use rectify_core::Diagnostic;
-use rectify_flow::Report;
-use rectify_flow::report::StepReport;
-use rectify_flow::store::WaitRecord;
+use rectify::Diagnostic;
+use rectify::flow::Report;
+use rectify::flow::report::StepReport;
+use rectify::flow::store::WaitRecord;
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}

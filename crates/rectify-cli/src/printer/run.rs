@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use rectify_core::Diagnostic;
-use rectify_flow::summary::{Failure, Tokens, Waiting};
-use rectify_flow::{RunStatus, RunSummary};
+use rectify::Diagnostic;
+use rectify::flow::summary::{Failure, Tokens, Waiting};
+use rectify::flow::{RunStatus, RunSummary};
 use serde::Serialize;
 
 use super::json::WireDiagnostic;
@@ -157,7 +157,7 @@ pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Resu
                     err,
                     "      error[{}]: {}",
                     d.code,
-                    rectify_loop::issue_line(d)
+                    rectify::engine::issue_line(d)
                 )?;
             }
         }
@@ -176,7 +176,7 @@ pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Resu
                 "  error[{}]{}: {}",
                 d.code,
                 located(d),
-                rectify_loop::issue_line(d)
+                rectify::engine::issue_line(d)
             )?;
         }
         if !w.files.is_empty() {
