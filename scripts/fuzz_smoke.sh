@@ -56,6 +56,8 @@ for path in glob.glob("examples/**/agents/*.md", recursive=True):
     write("verdict", path.replace("/", "_"), open(path, encoding="utf-8").read())
 for i, text in enumerate(texts[:300]):
     write("human", f"c{i}", text)
+for i, text in enumerate(texts[:400]):
+    write("judge", f"c{i}", bytes([(i * 29) % 256]) + text.encode())
 bodies = [
     '{"choices":[{"message":{"content":"{\\"a\\":1}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}',
     '{"choices":[{"message":{"content":null,"refusal":"no"},"finish_reason":"stop"}]}',

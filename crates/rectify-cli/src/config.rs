@@ -44,15 +44,18 @@ pub fn schema(
     Ok((doc.value, compiled))
 }
 
-/// Builds the checker of `schemas` and `rules`, with the hint a CLI user needs when a rule
-/// names a document that was not given.
-pub fn checker(
+/// Builds the judge of `schemas` and `rules` (files: located, not repaired), with the hint a
+/// CLI user needs when a rule names a document that was not given.
+pub fn judge(
     schemas: rectify::check::SchemaSet,
     rules: Option<(RuleSet, References)>,
-) -> Result<rectify::check::Checker> {
-    let mut builder = rectify::check::Checker::builder().schemas(schemas);
+) -> Result<rectify::Validator> {
+    let mut builder = rectify::Validator::builder()
+        .schemas(schemas)
+        .repair(rectify::RepairPolicy::Off)
+        .reading(rectify::Reading::File);
     if let Some((rules, references)) = rules {
-        builder = builder.references(references).rules(rules);
+        builder = builder.rules(rules, references);
     }
     builder.build().map_err(|e| match &e {
         rectify::check::ConfigError::MissingDocument { name, .. } => {

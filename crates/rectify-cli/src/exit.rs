@@ -98,7 +98,9 @@ impl ExitStatus {
     pub fn of_answer<T>(outcome: &rectify::engine::Outcome<T>) -> ExitStatus {
         match outcome {
             rectify::engine::Outcome::Valid { .. } => ExitStatus::Success,
-            rectify::engine::Outcome::ProviderFailed { error, .. } => ExitStatus::of_provider(error),
+            rectify::engine::Outcome::ProviderFailed { error, .. } => {
+                ExitStatus::of_provider(error)
+            }
             _ => ExitStatus::Escalated,
         }
     }

@@ -4,8 +4,8 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use rectify::{Diagnostic, Document, Format};
 use rectify::parse::{Limits, Parsed};
+use rectify::{Diagnostic, Document, Format};
 
 /// Raw input: where it came from and its bytes.
 pub struct Source {

@@ -15,6 +15,9 @@
 //! - [`Report`] reads a run's whole story back from the store;
 //! - [`Store`] keeps runs, steps, every raw answer, artifacts, waits and events in SQLite.
 
+// Functions stay under 60 lines (clippy.toml), or say why above an `allow` (issue 35).
+#![warn(clippy::too_many_lines)]
+
 pub mod beneath;
 pub mod engine;
 pub mod graph;

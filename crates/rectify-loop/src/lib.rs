@@ -75,7 +75,7 @@ use serde_json::Value;
 
 pub use config::{Budget, FeedbackLimits, FeedbackMode, LoopConfig};
 pub use engine::{Engine, Rung};
-pub use evaluate::{REFUSED, TRUNCATED, finish_problem};
+pub use evaluate::{REFUSED, TRUNCATED, ending, finish_problem};
 pub use events::{Event, EventKind, EventSink, JsonLinesSink};
 pub use feedback::{Feedback, issue_line};
 pub use memory::{ErrorMemory, Remembered};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rectify_check::{Checker, CompiledSchema, ConfigError, schema_of};
 use rectify_core::Diagnostic;
+use rectify_judge::{RepairPolicy, Schema, Validator, ValueCheck};
 use rectify_provider::{Message, Request, Role};
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -206,22 +207,26 @@ impl Task {
 
     /// Runs every check on a value: the schema, the checker, then the validators.
     pub fn check_value(&self, value: &Value) -> Vec<Diagnostic> {
-        let mut out = match &self.schema {
-            Some(schema) => schema.check_value(value),
-            None => Vec::new(),
-        };
-        if let Some(checker) = &self.checker {
-            out.extend(checker.check_value(value));
-        }
+        self.judge(RepairPolicy::Off).check_value(value)
+    }
+
+    /// The judge of this task's answers (docs/architecture.md, "What is decided where"): its
+    /// schema, checker and validators, with `repair`.
+    pub fn judge(&self, repair: RepairPolicy) -> Validator {
+        let schema =
+            self.schema
+                .as_ref()
+                .zip(self.schema_value.as_ref())
+                .map(|(compiled, value)| {
+                    Arc::new(Schema {
+                        compiled: Arc::clone(compiled),
+                        value: value.clone(),
+                    })
+                });
+        let mut validator = Validator::compiled(schema, self.checker.clone()).with_repair(repair);
         for (name, check) in &self.validators {
-            out.extend(check(value).into_iter().map(|d| {
-                if d.source.is_empty() {
-                    d.source(format!("validator:{name}"))
-                } else {
-                    d
-                }
-            }));
+            validator = validator.with_check(name.clone(), Arc::clone(check) as Arc<ValueCheck>);
         }
-        out
+        validator
     }
 }

@@ -73,6 +73,10 @@ pub use rectify_core::{
     Applicability, Diagnostic, Document, Finding, FindingLevel, Format, Location, Repair, Report,
     Severity, Span, SpanMap, Verdict,
 };
+pub use rectify_judge::{
+    Ending, Judgement, Reading, RepairPolicy, Schema, Validator, ValidatorBuilder, ValueCheck,
+    validate,
+};
 pub use rectify_parse as parse;
 pub use rectify_repair as repair;
 

@@ -4,13 +4,13 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use rectify::{Document, Format, SpanMap};
+use rectify::engine::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 #[cfg(feature = "local")]
 use rectify::local::FetchEvent;
-use rectify::engine::{Engine, Event, EventKind, FeedbackMode, JsonLinesSink, Outcome, Task};
 use rectify::parse::Limits;
 use rectify::provider::spec::{ProviderChoice, ProviderKind};
 use rectify::provider::{Provider, Request};
+use rectify::{Document, Format, SpanMap};
 use serde_json::Value;
 
 use crate::args::{AskArgs, Output};
@@ -113,10 +113,10 @@ fn task(args: &AskArgs, limits: &Limits) -> Result<Task> {
     }
     if let Some(path) = &args.rules {
         let rules = config::rules(path, &args.refs, limits)?;
-        task = task.checker(config::checker(
-            rectify::check::SchemaSet::new(),
-            Some(rules),
-        )?);
+        let judge = config::judge(rectify::check::SchemaSet::new(), Some(rules))?;
+        if let Some(checker) = judge.checker() {
+            task = task.checker(Arc::clone(checker));
+        }
     }
     Ok(task)
 }

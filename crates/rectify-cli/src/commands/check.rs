@@ -1,10 +1,10 @@
 //! `rectify check`: validate a document against schemas and rules without changing it.
 
 use anyhow::Result;
-use rectify::check::{Checker, SchemaSet};
-use rectify::{Diagnostic, Document, Format, Repair, SpanMap};
+use rectify::check::SchemaSet;
 use rectify::parse::{Limits, Parsed};
 use rectify::repair::UnwrappedMarkdown;
+use rectify::{Diagnostic, Document, Format, Repair, SpanMap};
 
 use crate::args::{CheckArgs, Output};
 use crate::exit::ExitStatus;
@@ -15,13 +15,13 @@ use crate::{config, input};
 /// Runs `rectify check`.
 pub fn run(args: &CheckArgs) -> Result<ExitStatus> {
     let limits = Limits::default();
-    let checker = build_checker(args, &limits)?;
+    let judge = build_judge(args, &limits)?;
     let source = input::read_source(&args.file, &limits)?;
     let format = input::format_of(&source, args.format);
     let (parsed, unfenced) = read(source.bytes, format, &limits);
     let mut diagnostics = parsed.diagnostics;
     if let Some(doc) = &parsed.document {
-        diagnostics.extend(checker.check(doc));
+        diagnostics.extend(judge.check_document(doc));
     }
     let valid = parsed.document.is_some() && !diagnostics.iter().any(Diagnostic::is_error);
     let (repairs, shown) = match unfenced {
@@ -72,7 +72,7 @@ fn relocate(diagnostics: &mut [Diagnostic], found: &UnwrappedMarkdown) {
 
 /// Compiles the schemas, reads the rules and their reference documents: everything that can
 /// be wrong with the configuration fails here, before the document is read.
-fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
+fn build_judge(args: &CheckArgs, limits: &Limits) -> Result<rectify::Validator> {
     let mut schemas = SchemaSet::new();
     for path in &args.schema {
         schemas.push(config::schema(path, limits, args.refs_anywhere)?.1);
@@ -81,7 +81,7 @@ fn build_checker(args: &CheckArgs, limits: &Limits) -> Result<Checker> {
         Some(path) => Some(config::rules(path, &args.refs, limits)?),
         None => None,
     };
-    config::checker(schemas, rules)
+    config::judge(schemas, rules)
 }
 
 fn emit(

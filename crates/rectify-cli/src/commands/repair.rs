@@ -3,9 +3,9 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rectify::{Applicability, Document, Format, Repair, SpanMap};
 use rectify::parse::Limits;
 use rectify::repair::{JsonStyle, RepairOptions, Repaired, RepairedText};
+use rectify::{Applicability, Document, Format, Repair, SpanMap};
 use serde::Serialize;
 use serde_json::Value;
 

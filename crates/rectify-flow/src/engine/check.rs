@@ -1,14 +1,15 @@
-//! The validate/repair pair's first half: read an output with its format, repair it
-//! deterministically (schema-guided), and check it with its schema, rules and references.
+//! The validate/repair pair's first half for workflows: build the judge of an output or an
+//! answer (rectify-judge's [`Validator`]: its format, schema, rules and references) and judge
+//! its text. The judging itself is the one every caller shares.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rectify_check::{Checker, CompiledSchema, RefAccess, References, RuleSet};
-use rectify_core::{Diagnostic, Format, Location, Repair};
+use rectify_check::{CompiledSchema, RefAccess, References, RuleSet};
+use rectify_core::{Diagnostic, Format, Location};
+use rectify_judge::{Reading, Validator};
 use rectify_parse::Limits;
-use rectify_repair::RepairOptions;
 use serde_json::Value;
 
 /// How one output or answer is checked (paths already rendered).
@@ -26,34 +27,11 @@ pub struct CheckSpec {
     pub workdir: Option<std::path::PathBuf>,
 }
 
-/// What checking one text found.
-#[derive(Clone, Debug, Default)]
-pub struct Checked {
-    /// The value read (after repair), when one could be read.
-    pub value: Option<Value>,
-    /// Every problem (errors make it invalid).
-    pub diagnostics: Vec<Diagnostic>,
-    /// Repairs applied.
-    pub repairs: Vec<Repair>,
-    /// The repaired text, when repair changed it (to be written back).
-    pub repaired_text: Option<String>,
-}
-
-impl Checked {
-    /// The number of errors.
-    pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.is_error()).count()
-    }
-}
+/// What checking one text found (the judge's [`rectify_judge::Judgement`]).
+pub type Checked = rectify_judge::Judgement;
 
 /// A compiled schema and its value (which guides repair and is sent to providers).
-#[derive(Debug)]
-pub struct SchemaEntry {
-    /// Compiled once.
-    pub compiled: CompiledSchema,
-    /// The schema as read.
-    pub value: Value,
-}
+pub type SchemaEntry = rectify_judge::Schema;
 
 /// Schemas compiled once, by path: filled when the workflow is loaded (which checks them) and
 /// shared by its runs (a workflow's schemas do not change while it runs).
@@ -93,16 +71,18 @@ impl SchemaCache {
         let doc =
             rectify_parse::read_file(path, None, &Limits::default()).map_err(|e| e.to_string())?;
         let value = doc.document.map(|d| d.value).unwrap_or_default();
-        let entry = Arc::new(SchemaEntry { compiled, value });
+        let entry = Arc::new(SchemaEntry {
+            compiled: Arc::new(compiled),
+            value,
+        });
         entries.insert(path.to_path_buf(), Arc::clone(&entry));
         Ok(entry)
     }
 }
 
-/// A built checker and the schema (which also guides repair).
+/// The judge of one output or answer.
 pub struct Prepared {
-    checker: Checker,
-    schema: Option<Arc<SchemaEntry>>,
+    judge: Validator,
     format: Format,
 }
 
@@ -115,7 +95,7 @@ pub fn prepare(
     schemas: &SchemaCache,
 ) -> Result<(Prepared, Vec<Diagnostic>), String> {
     let limits = Limits::default();
-    let mut builder = Checker::builder();
+    let mut builder = Validator::builder();
     let schema = spec.schema.as_deref().map(|p| schemas.get(p)).transpose()?;
     let mut problems = Vec::new();
     if let Some(path) = &spec.rules {
@@ -140,22 +120,20 @@ pub fn prepare(
             }
         }
         if problems.is_empty() {
-            builder = builder.rules(rules).references(refs);
+            builder = builder.rules(rules, refs);
         }
     }
-    let checker = builder.build().map_err(|e| e.to_string())?;
     let format = spec
         .format
         .or_else(|| Format::from_path(path_hint))
         .unwrap_or(Format::Json);
-    Ok((
-        Prepared {
-            checker,
-            schema,
-            format,
-        },
-        problems,
-    ))
+    let judge = builder
+        .schema(schema)
+        .reading(Reading::File)
+        .format(Some(format))
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok((Prepared { judge, format }, problems))
 }
 
 #[allow(clippy::result_large_err)] // built once per reference, not on a hot path
@@ -214,101 +192,7 @@ impl Prepared {
     /// Reads `text`, repairs it when reading or checking fails (keeping the repair only when
     /// it leaves fewer errors), and checks it. Valid input is returned unchanged.
     pub fn check_text(&self, text: &str) -> Checked {
-        self.unfenced(text)
-            .unwrap_or_else(|| self.check_as_written(text))
-    }
-
-    /// A Markdown document wrapped whole in a ```` ```markdown ```` fence (with a line of
-    /// prose around it) checked as the fence's content, the unwrapping recorded as repairs and
-    /// the content as the repaired text.
-    fn unfenced(&self, text: &str) -> Option<Checked> {
-        if self.format != Format::Markdown {
-            return None;
-        }
-        let found = rectify_repair::unwrap_markdown(text)?;
-        let document = found.document(text);
-        let mut checked = self.check_as_written(document);
-        checked.repairs.splice(0..0, found.repairs);
-        checked.repaired_text = Some(document.to_owned());
-        Some(checked)
-    }
-
-    fn check_as_written(&self, text: &str) -> Checked {
-        let parsed = rectify_parse::read(text.to_owned(), self.format, &Limits::default());
-        let read_errors = parsed.diagnostics.iter().any(Diagnostic::is_error);
-        let strict = match (&parsed.document, read_errors) {
-            (Some(doc), false) => {
-                let mut diagnostics = parsed.diagnostics.clone();
-                diagnostics.extend(self.check(doc));
-                Some(Checked {
-                    value: Some(doc.value.clone()),
-                    diagnostics,
-                    ..Checked::default()
-                })
-            }
-            _ => None,
-        };
-        if strict.as_ref().is_some_and(|c| c.errors() == 0) || !self.repairable() {
-            return strict.unwrap_or_else(|| Checked {
-                diagnostics: parsed.diagnostics,
-                ..Checked::default()
-            });
-        }
-        let repaired = self.repair(text);
-        match (strict, repaired) {
-            (Some(s), Some(r)) if r.errors() < s.errors() => r,
-            (Some(s), _) => s,
-            (None, Some(r)) => r,
-            (None, None) => Checked {
-                diagnostics: parsed.diagnostics,
-                ..Checked::default()
-            },
-        }
-    }
-
-    /// The schema, then the rules.
-    fn check(&self, doc: &rectify_core::Document) -> Vec<Diagnostic> {
-        let mut out = match &self.schema {
-            Some(s) => s.compiled.check(doc),
-            None => Vec::new(),
-        };
-        out.extend(self.checker.check(doc));
-        out
-    }
-
-    fn repairable(&self) -> bool {
-        matches!(self.format, Format::Json | Format::Yaml)
-    }
-
-    fn repair(&self, text: &str) -> Option<Checked> {
-        let mut options = RepairOptions::default().with_format(Some(self.format));
-        if let Some(schema) = &self.schema {
-            options = options.with_schema(schema.value.clone());
-        }
-        let repaired = rectify_repair::repair(text, &options);
-        if repaired.repairs.is_empty() {
-            return None;
-        }
-        // Written back in the output's own format, so the file stays YAML (a minimal edit
-        // where possible) and locations point into what was written.
-        let new_text = match self.format {
-            Format::Yaml => repaired.to_yaml()?,
-            _ => repaired.to_json_pretty()? + "\n",
-        };
-        let parsed = rectify_parse::read(new_text.clone(), self.format, &Limits::default());
-        let doc = parsed.document?;
-        let mut diagnostics: Vec<Diagnostic> = repaired
-            .diagnostics
-            .into_iter()
-            .filter(|d| d.code != "repair.schema_mismatch")
-            .collect();
-        diagnostics.extend(self.check(&doc));
-        Some(Checked {
-            value: Some(doc.value),
-            diagnostics,
-            repairs: repaired.repairs,
-            repaired_text: Some(new_text),
-        })
+        self.judge.validate(text)
     }
 }
 
@@ -354,7 +238,7 @@ mod tests {
         let wrong = p.check_text("{\"m\": 1}");
         assert_eq!(wrong.diagnostics[0].code, "schema.required");
         assert_eq!(
-            schema_summary(p.schema.as_ref().map(|s| &s.value)),
+            schema_summary(p.judge.schema().map(|s| &s.value)),
             Some("A thing".to_owned())
         );
     }

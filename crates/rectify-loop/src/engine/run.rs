@@ -5,7 +5,7 @@ use tracing::Instrument;
 
 use super::{Engine, Rung};
 use crate::budget::Spend;
-use crate::evaluate::{Accept, RepairPlan, evaluate};
+use crate::evaluate::{Accept, evaluate};
 use crate::events::{Event, EventKind};
 use crate::feedback::{Feedback, build_messages};
 use crate::memory::ErrorMemory;
@@ -31,7 +31,7 @@ pub(super) struct Run<'a, T> {
     accept: &'a dyn Accept<T>,
     memory: Option<&'a mut ErrorMemory>,
     memory_note: Option<String>,
-    repair: RepairPlan,
+    repair: rectify_judge::Validator,
     ledger: Ledger,
     spend: Spend,
 }
@@ -44,7 +44,11 @@ impl<'a, T> Run<'a, T> {
         memory: Option<&'a mut ErrorMemory>,
     ) -> Run<'a, T> {
         let memory_note = memory.as_ref().and_then(|m| m.note_for(&task.step));
-        let repair = RepairPlan::new(task, engine.config.allow_unsafe_repairs);
+        let repair = task.judge(if engine.config.allow_unsafe_repairs {
+            rectify_judge::RepairPolicy::Unsafe
+        } else {
+            rectify_judge::RepairPolicy::Safe
+        });
         Run {
             engine,
             task,
@@ -183,12 +187,7 @@ impl<'a, T> Run<'a, T> {
         temperature: Option<f64>,
         response: Response,
     ) -> Option<Outcome<T>> {
-        let report = evaluate(
-            self.task,
-            &self.repair,
-            &response.text,
-            &response.finish_reason,
-        );
+        let report = evaluate(&self.repair, &response.text, &response.finish_reason);
         let cost = self.engine.pricing.cost(&response.usage, &response.model);
         let mut attempt = Attempt {
             number,
