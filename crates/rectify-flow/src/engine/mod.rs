@@ -474,6 +474,9 @@ pub fn new_run_id(name: &str) -> String {
 }
 
 /// Inputs from `--input`, defaults and types; every problem at once.
+// Long (66 lines): every input problem is collected at once (unknown, missing, default not
+// rendering, wrong type), each with its own message.
+#[allow(clippy::too_many_lines)]
 fn resolve_inputs(
     wf: &Workflow,
     given: &[(String, String)],

@@ -335,6 +335,9 @@ fn apply(
 }
 
 /// Applies a person's edit; `Some(n)`: the edit has `n` errors and was put back.
+// Long (64 lines): an edit is applied, judged, refused or accepted and recorded in one
+// place, so a refused edit always puts the previous files back before returning.
+#[allow(clippy::too_many_lines)]
 async fn edit(
     runner: &mut Runner,
     steps: &[StepRecord],

@@ -2,11 +2,12 @@
 //! done, or escalate / fail when the stored counters run out.
 
 use rectify_core::{Diagnostic, Format, Location};
+use rectify_provider::ProviderError;
 use serde_json::Value;
 
-use super::check::{Checked, prepare};
+use super::check::{Checked, Prepared, prepare};
 use super::dag::End;
-use super::produce::{Produced, Resolved, Unit};
+use super::produce::{Output, Produced, Resolved, Unit};
 use super::prompt::problems_block;
 use super::router::{self, Limits, Next};
 use super::tree::WriteError;
@@ -14,6 +15,46 @@ use super::validate::Judged;
 use super::{Runner, paths};
 use crate::spec::{OnExhausted, StepKind};
 use crate::store::{Event, StepRecord, StepStatus, StepStatusField, WaitRecord, now_ms};
+
+/// Judges an answer: its value (the text itself for Markdown and plain text), the text to
+/// keep, and what was found. A Markdown answer is unwrapped by its checks (recorded as a
+/// repair); other answers lose a fence around them first.
+fn check_answer(
+    prepared: &Prepared,
+    answer: Option<&str>,
+) -> (Option<Value>, Option<String>, Checked) {
+    let text = answer.map(|a| match prepared.format() {
+        Format::Markdown => a.to_owned(),
+        _ => super::produce::strip_fence(a),
+    });
+    let checked = match &text {
+        Some(t) => prepared.check_text(t),
+        None => Checked {
+            diagnostics: vec![no_answer()],
+            ..Checked::default()
+        },
+    };
+    let value = match prepared.format() {
+        Format::Markdown | Format::Text => checked
+            .repaired_text
+            .clone()
+            .or(text.clone())
+            .map(Value::String),
+        _ => checked.value.clone(),
+    };
+    let text = checked.repaired_text.clone().or(text);
+    (value, text, checked)
+}
+
+/// Where repairing a unit's outputs ended.
+enum Fixed {
+    /// Valid: on to the validators.
+    Valid(UnitCheck),
+    /// The producer runs again with these problems.
+    Revise(String),
+    /// Exhausted (escalated or failed).
+    End(End),
+}
 
 /// The checks of every output of one producer run.
 #[derive(Debug, Default)]
@@ -178,6 +219,9 @@ impl Runner {
         end
     }
 
+    /// The unit's route: attempts (produce, judge) until its outputs are valid and its
+    /// validators accept them, or its counters run out. Which way to go after errors is
+    /// decided by [`router::after_errors`] (a pure function); this drives the effects.
     async fn route(
         &self,
         unit: &Unit,
@@ -185,85 +229,28 @@ impl Runner {
         record: &mut StepRecord,
         feedback: Option<String>,
     ) -> Result<End, String> {
-        let step = self.step_spec(unit);
-        let on_invalid = step.on_invalid.clone().unwrap_or_default();
-        let limits = Limits::of(&on_invalid, self.wf.spec.defaults.max_attempts);
         let mut feedback = feedback;
         loop {
             if self.stopped() {
                 return Ok(End::Stopped);
             }
-            record.attempts += 1;
-            self.persist(record, Event::Attempt);
-            self.report(&unit.key, "attempt", format!("attempt {}", record.attempts));
-            let produced = self
+            self.start_attempt(unit, record);
+            let (answer, problems) = match self
                 .produce(unit, resolved, record, feedback.take())
-                .await?;
-            let (answer, problems) = match produced {
+                .await?
+            {
                 Produced::Ran { answer, problems } => (answer, problems),
-                Produced::ProviderFailed(e) => {
-                    // As in `rectify ask`: a misconfigured provider (a missing key) is the
-                    // workflow's configuration, not an outage.
-                    let (code, end) = if e.is_config() {
-                        ("provider.config", End::ConfigFailed)
-                    } else {
-                        ("provider.failed", End::ProviderFailed)
-                    };
-                    let d =
-                        Diagnostic::error(code, Location::root(), e.to_string()).source("provider");
-                    return Ok(self.fail(record, vec![d], end));
-                }
+                Produced::ProviderFailed(e) => return Ok(self.provider_failed(record, &e)),
             };
-            let mut checked =
-                self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
-            while checked.errors() > 0 {
-                // Stored with the next event: what this attempt is sent back for.
-                record.diagnostics = checked.all_diagnostics();
-                self.remember(&step.id, &record.diagnostics);
-                let next = router::after_errors(
-                    record,
-                    limits,
-                    resolved.answer.is_some(),
-                    Runner::has_failing_files(&checked),
-                );
-                if let (Next::Repair, Some(repairer)) = (next, &on_invalid.repair) {
-                    record.repair_runs += 1;
-                    self.persist(record, Event::Repair);
-                    self.report(
-                        &unit.key,
-                        "repair",
-                        format!("repair agent, run {}", record.repair_runs),
-                    );
-                    let extra = self
-                        .repair_agent(
-                            unit,
-                            resolved,
-                            record,
-                            repairer,
-                            on_invalid.max_turns.unwrap_or(5),
-                            &checked,
-                        )
-                        .await?;
-                    checked = self.check_unit(unit, resolved, record, None, extra)?;
+            let checked = self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
+            let checked = match self.until_valid(unit, resolved, record, checked).await? {
+                Fixed::Valid(checked) => checked,
+                Fixed::Revise(block) => {
+                    feedback = Some(block);
                     continue;
                 }
-                if next == Next::Revise {
-                    record.revisions += 1;
-                    self.persist(record, Event::Revise);
-                    self.report(
-                        &unit.key,
-                        "revise",
-                        format!("revision {}", record.revisions),
-                    );
-                    feedback = Some(problems_block(&checked.by_file()));
-                    break;
-                }
-                let why = exhausted_reason(record, limits);
-                return Ok(self.exhausted(unit, record, &checked, &why));
-            }
-            if feedback.is_some() {
-                continue;
-            }
+                Fixed::End(end) => return Ok(end),
+            };
             match self.validate_unit(unit, resolved, record, &checked).await? {
                 Judged::Accept => {}
                 Judged::Revise(block) => {
@@ -283,6 +270,72 @@ impl Runner {
             let save = resolved.answer.as_ref().and_then(|(_, s)| s.as_ref());
             return Ok(self.accept(unit, record, &checked, save));
         }
+    }
+
+    /// Counts and records a new attempt.
+    fn start_attempt(&self, unit: &Unit, record: &mut StepRecord) {
+        record.attempts += 1;
+        self.persist(record, Event::Attempt);
+        self.report(&unit.key, "attempt", format!("attempt {}", record.attempts));
+    }
+
+    /// Ends the unit on a provider that failed: as in `rectify ask`, a misconfigured
+    /// provider (a missing key) is the workflow's configuration, not an outage.
+    fn provider_failed(&self, record: &mut StepRecord, e: &ProviderError) -> End {
+        let (code, end) = if e.is_config() {
+            ("provider.config", End::ConfigFailed)
+        } else {
+            ("provider.failed", End::ProviderFailed)
+        };
+        let d = Diagnostic::error(code, Location::root(), e.to_string()).source("provider");
+        self.fail(record, vec![d], end)
+    }
+
+    /// Runs the repair agent while the router says so, until the outputs are valid, the
+    /// producer is to revise, or the unit is exhausted.
+    async fn until_valid(
+        &self,
+        unit: &Unit,
+        resolved: &Resolved,
+        record: &mut StepRecord,
+        mut checked: UnitCheck,
+    ) -> Result<Fixed, String> {
+        let step = self.step_spec(unit);
+        let on_invalid = step.on_invalid.clone().unwrap_or_default();
+        let limits = Limits::of(&on_invalid, self.wf.spec.defaults.max_attempts);
+        while checked.errors() > 0 {
+            // Stored with the next event: what this attempt is sent back for.
+            record.diagnostics = checked.all_diagnostics();
+            self.remember(&step.id, &record.diagnostics);
+            let failing_files = Runner::has_failing_files(&checked);
+            let next =
+                router::after_errors(record, limits, resolved.answer.is_some(), failing_files);
+            match (next, &on_invalid.repair) {
+                (Next::Repair, Some(repairer)) => {
+                    record.repair_runs += 1;
+                    self.persist(record, Event::Repair);
+                    let run = format!("repair agent, run {}", record.repair_runs);
+                    self.report(&unit.key, "repair", run);
+                    let turns = on_invalid.max_turns.unwrap_or(5);
+                    let extra = self
+                        .repair_agent(unit, resolved, record, repairer, turns, &checked)
+                        .await?;
+                    checked = self.check_unit(unit, resolved, record, None, extra)?;
+                }
+                (Next::Revise, _) => {
+                    record.revisions += 1;
+                    self.persist(record, Event::Revise);
+                    let revision = format!("revision {}", record.revisions);
+                    self.report(&unit.key, "revise", revision);
+                    return Ok(Fixed::Revise(problems_block(&checked.by_file())));
+                }
+                _ => {
+                    let why = exhausted_reason(record, limits);
+                    return Ok(Fixed::End(self.exhausted(unit, record, &checked, &why)));
+                }
+            }
+        }
+        Ok(Fixed::Valid(checked))
     }
 
     /// Records the unit's mistakes in the error memory: not a conflict with another unit,
@@ -317,96 +370,93 @@ impl Runner {
         if let Some((spec, save)) = &resolved.answer {
             let hint = save.as_ref().map_or("", |s| s.rel.as_str());
             let (prepared, problems) = prepare(spec, hint, &self.schemas)?;
-            // A Markdown answer is unwrapped by its checks (recorded as a repair).
-            let text = answer.map(|a| match prepared.format() {
-                Format::Markdown => a.to_owned(),
-                _ => super::produce::strip_fence(a),
-            });
-            let mut checked = match &text {
-                Some(t) => prepared.check_text(t),
-                None => Checked {
-                    diagnostics: vec![no_answer()],
-                    ..Checked::default()
-                },
-            };
+            let (value, text, mut checked) = check_answer(&prepared, answer);
             checked.diagnostics.extend(problems);
             record.repairs += u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
-            out.value = match prepared.format() {
-                Format::Markdown | Format::Text => checked
-                    .repaired_text
-                    .clone()
-                    .or(text.clone())
-                    .map(Value::String),
-                _ => checked.value.clone(),
-            };
-            let text = checked.repaired_text.clone().or(text);
+            out.value = value;
             out.files.push((String::new(), text, checked));
             return Ok(out);
         }
-        let limit = self.wf.spec.defaults.max_output_bytes;
         for output in &resolved.outputs {
             let read_at = self.tree.now();
             let (prepared, problems) = prepare(&output.check, &output.rel, &self.schemas)?;
-            let (text, mut checked) = match paths::read_in(&self.workdir, &output.abs, limit) {
-                Ok(Some(bytes)) => match String::from_utf8(bytes) {
-                    Ok(text) => {
-                        let checked = prepared.check_text(&text);
-                        (Some(text), checked)
-                    }
-                    Err(e) => (
-                        None,
-                        file_problem(
-                            "parse.encoding",
-                            &output.rel,
-                            &format!(
-                                "is not UTF-8 (invalid byte at offset {})",
-                                e.utf8_error().valid_up_to()
-                            ),
-                        ),
-                    ),
-                },
-                Ok(None) => (
-                    None,
-                    file_problem("flow.output_missing", &output.rel, "was not written"),
-                ),
-                Err(why) => (
-                    None,
-                    file_problem("flow.output_unreadable", &output.rel, &why),
-                ),
-            };
+            let (text, mut checked) = self.read_output(output, &prepared);
             checked.diagnostics.extend(problems);
             let text = match (&checked.repaired_text, text) {
                 (Some(fixed), Some(original)) => {
-                    self.keep_artifact(&unit.key, &output.rel, "original", original.as_bytes());
-                    match self
-                        .tree
-                        .write(&unit.key, &output.rel, fixed.as_bytes(), read_at)
-                    {
-                        Ok(()) => {
-                            self.keep_artifact(
-                                &unit.key,
-                                &output.rel,
-                                "repaired",
-                                fixed.as_bytes(),
-                            );
-                            record.repairs +=
-                                u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
-                            Some(fixed.clone())
-                        }
-                        Err(WriteError::Conflict(d)) => {
-                            checked.diagnostics.push(*d);
-                            Some(original)
-                        }
-                        Err(WriteError::Io(e)) => {
-                            return Err(format!("cannot write the repaired `{}`: {e}", output.rel));
-                        }
-                    }
+                    let fixed = fixed.clone();
+                    self.write_back(unit, output, record, &mut checked, original, fixed, read_at)?
                 }
                 (_, text) => text,
             };
             out.files.push((output.rel.clone(), text, checked));
         }
         Ok(out)
+    }
+
+    /// Reads one output and judges it; a missing, unreadable or non-UTF-8 file is its problem.
+    fn read_output(&self, output: &Output, prepared: &Prepared) -> (Option<String>, Checked) {
+        let limit = self.wf.spec.defaults.max_output_bytes;
+        match paths::read_in(&self.workdir, &output.abs, limit) {
+            Ok(Some(bytes)) => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let checked = prepared.check_text(&text);
+                    (Some(text), checked)
+                }
+                Err(e) => (
+                    None,
+                    file_problem(
+                        "parse.encoding",
+                        &output.rel,
+                        &format!(
+                            "is not UTF-8 (invalid byte at offset {})",
+                            e.utf8_error().valid_up_to()
+                        ),
+                    ),
+                ),
+            },
+            Ok(None) => (
+                None,
+                file_problem("flow.output_missing", &output.rel, "was not written"),
+            ),
+            Err(why) => (
+                None,
+                file_problem("flow.output_unreadable", &output.rel, &why),
+            ),
+        }
+    }
+
+    /// Writes a repaired output back (the original and the repair kept as artifacts); a
+    /// change by another unit since `read_at` is a conflict, and the original stands.
+    #[allow(clippy::too_many_arguments)] // one call site; the pieces are the unit's state
+    fn write_back(
+        &self,
+        unit: &Unit,
+        output: &Output,
+        record: &mut StepRecord,
+        checked: &mut Checked,
+        original: String,
+        fixed: String,
+        read_at: u64,
+    ) -> Result<Option<String>, String> {
+        self.keep_artifact(&unit.key, &output.rel, "original", original.as_bytes());
+        match self
+            .tree
+            .write(&unit.key, &output.rel, fixed.as_bytes(), read_at)
+        {
+            Ok(()) => {
+                self.keep_artifact(&unit.key, &output.rel, "repaired", fixed.as_bytes());
+                record.repairs += u32::try_from(checked.repairs.len()).unwrap_or(u32::MAX);
+                Ok(Some(fixed))
+            }
+            Err(WriteError::Conflict(d)) => {
+                checked.diagnostics.push(*d);
+                Ok(Some(original))
+            }
+            Err(WriteError::Io(e)) => {
+                Err(format!("cannot write the repaired `{}`: {e}", output.rel))
+            }
+        }
     }
 
     pub(crate) fn keep_artifact(&self, unit: &str, path: &str, kind: &str, bytes: &[u8]) {

@@ -16,6 +16,9 @@ use crate::spec::{AgentSpec, StepKind, StepSpec, ValidatorSpec, WorkflowSpec};
 use crate::template::{Scope, Templates};
 
 /// Unique, well-formed ids, known `needs`, no cycle; returns the dependency lists.
+// Long (70 lines): ids, `needs` and cycles are checked in one pass that reports every
+// problem with its location; the cycle search is `graph`.
+#[allow(clippy::too_many_lines)]
 pub(super) fn dependencies(
     spec: &WorkflowSpec,
     file: &Path,
@@ -188,8 +191,19 @@ impl Cx<'_> {
         }
     }
 
+    /// Every problem of one step, section by section.
     fn step(&self, i: usize, step: &StepSpec, scope: &Scope, problems: &mut Vec<Problem>) {
         let base = format!("/steps/{i}");
+        self.step_shape(&base, step, scope, problems);
+        self.step_files(&base, step, scope, problems);
+        self.step_foreach(&base, step, scope, problems);
+        self.step_on_invalid(&base, step, problems);
+        self.step_validators_and_writes(&base, step, problems);
+    }
+
+    /// One kind of work (`human`, `answer` or `outputs`), an agent where one is needed, a
+    /// prompt, and templates that render.
+    fn step_shape(&self, base: &str, step: &StepSpec, scope: &Scope, problems: &mut Vec<Problem>) {
         let kind = step.kind();
         let exclusive = [
             step.human.is_some(),
@@ -199,7 +213,7 @@ impl Cx<'_> {
         if exclusive.iter().filter(|b| **b).count() > 1 {
             problems.push(
                 self.at(
-                    &base,
+                    base,
                     format!(
                         "the step `{}` mixes `human`, `answer` and `outputs`",
                         step.id
@@ -221,14 +235,14 @@ impl Cx<'_> {
                 }
             }
             (_, None) => problems.push(
-                self.at(&base, format!("the step `{}` has no `agent`", step.id))
+                self.at(base, format!("the step `{}` has no `agent`", step.id))
                     .expected("`agent: NAME` (or `human: QUESTION`)"),
             ),
             (_, Some(agent)) => self.agent(&format!("{base}/agent"), agent, problems),
         }
         if kind != StepKind::Human && step.prompt.is_none() {
             problems.push(
-                self.at(&base, format!("the step `{}` has no `prompt`", step.id))
+                self.at(base, format!("the step `{}` has no `prompt`", step.id))
                     .expected("`prompt: TEXT` (a template)"),
             );
         }
@@ -237,6 +251,10 @@ impl Cx<'_> {
                 self.template(&format!("{base}/{field}"), text, scope, problems);
             }
         }
+    }
+
+    /// Outputs and the answer: path templates, schema and rules files, references.
+    fn step_files(&self, base: &str, step: &StepSpec, scope: &Scope, problems: &mut Vec<Problem>) {
         for (j, output) in step.outputs.iter().enumerate() {
             let at = format!("{base}/outputs/{j}");
             self.path_template(&format!("{at}/path"), &output.path, scope, problems);
@@ -267,6 +285,16 @@ impl Cx<'_> {
                 self.path_template(&format!("{at}/refs/{}", escape(name)), r, scope, problems);
             }
         }
+    }
+
+    /// `foreach`: its document's path and its JSONPaths.
+    fn step_foreach(
+        &self,
+        base: &str,
+        step: &StepSpec,
+        scope: &Scope,
+        problems: &mut Vec<Problem>,
+    ) {
         if let Some(foreach) = &step.foreach {
             let at = format!("{base}/foreach");
             let outer = Scope {
@@ -295,6 +323,10 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+
+    /// `on_invalid`: repair or revise, and the repair agent.
+    fn step_on_invalid(&self, base: &str, step: &StepSpec, problems: &mut Vec<Problem>) {
         if let Some(on_invalid) = &step.on_invalid {
             let at = format!("{base}/on_invalid");
             if on_invalid.repair.is_some() && on_invalid.revise.is_some() {
@@ -316,6 +348,10 @@ impl Cx<'_> {
                 self.agent(&format!("{at}/repair"), agent, problems);
             }
         }
+    }
+
+    /// Validators and `may_write` globs.
+    fn step_validators_and_writes(&self, base: &str, step: &StepSpec, problems: &mut Vec<Problem>) {
         if let Some(validate) = &step.validate {
             for (j, v) in validate.validators.iter().enumerate() {
                 let at = format!("{base}/validate/validators/{j}");
