@@ -1,5 +1,7 @@
 //! The judge's rules, as cases and as properties over arbitrary texts.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::sync::Arc;
 
 use proptest::prelude::*;
