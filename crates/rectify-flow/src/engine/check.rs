@@ -33,6 +33,42 @@ pub type Checked = rectify_judge::Judgement;
 /// A compiled schema and its value (which guides repair and is sent to providers).
 pub type SchemaEntry = rectify_judge::Schema;
 
+/// The checks of every output of one producer run.
+#[derive(Debug, Default)]
+pub(crate) struct UnitCheck {
+    /// Per file (relative path, or `""` for an answer): its current text and what was found.
+    pub files: Vec<(String, Option<String>, Checked)>,
+    /// Problems not tied to one file (agent failure, confinement).
+    pub other: Vec<Diagnostic>,
+    /// The answer's value or text, for answer steps.
+    pub value: Option<Value>,
+}
+
+impl UnitCheck {
+    pub(crate) fn errors(&self) -> usize {
+        self.files.iter().map(|(_, _, c)| c.errors()).sum::<usize>()
+            + self.other.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub(crate) fn all_diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = self.other.clone();
+        for (_, _, c) in &self.files {
+            out.extend(c.diagnostics.iter().cloned());
+        }
+        out
+    }
+
+    pub(crate) fn by_file(&self) -> Vec<(String, Vec<Diagnostic>)> {
+        let mut out = vec![(String::new(), self.other.clone())];
+        out.extend(
+            self.files
+                .iter()
+                .map(|(f, _, c)| (f.clone(), c.diagnostics.clone())),
+        );
+        out
+    }
+}
+
 /// Schemas compiled once, by path: filled when the workflow is loaded (which checks them) and
 /// shared by its runs (a workflow's schemas do not change while it runs).
 #[derive(Debug, Default)]

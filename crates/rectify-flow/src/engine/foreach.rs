@@ -9,9 +9,10 @@ use rectify_core::{Diagnostic, Document, Location};
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+use super::check::UnitCheck;
 use super::dag::{self, End};
 use super::produce::Unit;
-use super::step::{UnitCheck, config_problem};
+use super::step::config_problem;
 use super::{Runner, paths};
 use crate::graph;
 use crate::spec::{ForeachSpec, ValidateSpec, ValidatorSpec};

@@ -8,10 +8,10 @@ use rectify_core::Diagnostic;
 use rectify_provider::spec::ProviderKind;
 
 use super::call::Called;
+use super::check::UnitCheck;
 use super::confine::Allowed;
 use super::produce::{Resolved, Unit, strip_fence};
 use super::prompt::repair_prompt;
-use super::step::UnitCheck;
 use super::tree::{Policy, WriteError};
 use super::{Runner, paths};
 use crate::store::StepRecord;

@@ -475,7 +475,7 @@ async fn judge_edit(
     unit: &Unit,
     resolved: &super::produce::Resolved,
     record: &mut StepRecord,
-    checked: &super::step::UnitCheck,
+    checked: &super::check::UnitCheck,
 ) -> Result<Option<(Vec<Diagnostic>, &'static str)>, RunError> {
     let before = record.clone();
     let judged = runner

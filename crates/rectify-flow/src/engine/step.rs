@@ -5,7 +5,7 @@ use rectify_core::{Diagnostic, Format, Location};
 use rectify_provider::ProviderError;
 use serde_json::Value;
 
-use super::check::{Checked, Prepared, prepare};
+use super::check::{Checked, Prepared, UnitCheck, prepare};
 use super::dag::End;
 use super::produce::{Output, Produced, Resolved, Unit};
 use super::prompt::problems_block;
@@ -54,42 +54,6 @@ enum Fixed {
     Revise(String),
     /// Exhausted (escalated or failed).
     End(End),
-}
-
-/// The checks of every output of one producer run.
-#[derive(Debug, Default)]
-pub(crate) struct UnitCheck {
-    /// Per file (relative path, or `""` for an answer): its current text and what was found.
-    pub files: Vec<(String, Option<String>, Checked)>,
-    /// Problems not tied to one file (agent failure, confinement).
-    pub other: Vec<Diagnostic>,
-    /// The answer's value or text, for answer steps.
-    pub value: Option<Value>,
-}
-
-impl UnitCheck {
-    pub(crate) fn errors(&self) -> usize {
-        self.files.iter().map(|(_, _, c)| c.errors()).sum::<usize>()
-            + self.other.iter().filter(|d| d.is_error()).count()
-    }
-
-    pub(crate) fn all_diagnostics(&self) -> Vec<Diagnostic> {
-        let mut out: Vec<Diagnostic> = self.other.clone();
-        for (_, _, c) in &self.files {
-            out.extend(c.diagnostics.iter().cloned());
-        }
-        out
-    }
-
-    fn by_file(&self) -> Vec<(String, Vec<Diagnostic>)> {
-        let mut out = vec![(String::new(), self.other.clone())];
-        out.extend(
-            self.files
-                .iter()
-                .map(|(f, _, c)| (f.clone(), c.diagnostics.clone())),
-        );
-        out
-    }
 }
 
 impl Runner {

@@ -11,9 +11,9 @@ use rectify_provider::spec::ProviderKind;
 use super::Runner;
 use super::call::Called;
 use super::check::Checked;
+use super::check::UnitCheck;
 use super::produce::{Resolved, Unit};
 use super::prompt::{findings_block, level, located, validator_prompt};
-use super::step::UnitCheck;
 use crate::spec::{ValidateSpec, ValidatorSpec};
 use crate::store::{Event, StepRecord};
 
