@@ -15,6 +15,7 @@ mod backends;
 mod bad_input;
 mod boundary;
 mod config;
+mod layering;
 mod parallel;
 mod resume;
 mod routes;
