@@ -15,12 +15,13 @@ const SCHEMA_MISMATCH: &str = "repair.schema_mismatch";
 impl Validator {
     /// Judges `text`, an answer that ended as `ending` (or a file: [`Ending::Complete`]).
     ///
-    /// The text is read as written first; valid, it is returned unchanged. Otherwise repair
+    /// A file is read as written first; valid, it is returned unchanged. Otherwise repair
     /// runs (without the schema first, and with it — coercion, the choice between
     /// candidates — when the plain value does not fit), and its result is kept when it
-    /// leaves fewer errors. A Markdown document wrapped whole in a fence is judged as the
-    /// fence's content (the unwrapping recorded as repairs). A truncated answer is an error
-    /// even when repair closed it; a refusal's error comes first.
+    /// leaves fewer errors. An answer of no given format is read by repair directly (its fast
+    /// path is a strict parse: valid JSON comes back with no repair). A Markdown document wrapped whole in a
+    /// fence is judged as the fence's content (the unwrapping recorded as repairs). A
+    /// truncated answer is an error even when repair closed it; a refusal's error comes first.
     pub fn judge(&self, text: &str, ending: Ending) -> Judgement {
         let mut judged = self.unfenced(text).unwrap_or_else(|| self.as_written(text));
         match ending.problem(text) {
@@ -86,6 +87,16 @@ impl Validator {
     }
 
     fn as_written(&self, text: &str) -> Judgement {
+        // An answer of no given format (the loop's) is read by repair itself: its fast path
+        // is a strict JSON parse (no spans to build, which answers do not need), and it finds
+        // the value in prose or a fence.
+        if self.reading == Reading::Answer
+            && self.format.is_none()
+            && self.repair != RepairPolicy::Off
+            && let Some(judged) = self.repaired(text)
+        {
+            return judged;
+        }
         let parsed = rectify_parse::read(text.to_owned(), self.read_format(), &Limits::default());
         let read_errors = parsed.diagnostics.iter().any(Diagnostic::is_error);
         let strict = match parsed.document {
