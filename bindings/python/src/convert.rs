@@ -177,7 +177,7 @@ pub fn repairs_to_py<'py>(py: Python<'py>, repairs: &[Repair]) -> PyResult<Bound
             "applicability",
             match r.applicability {
                 rectify::Applicability::Safe => "safe",
-                _ => "unsafe",
+                rectify::Applicability::Unsafe => "unsafe",
             },
         )?;
         list.append(dict)?;
@@ -197,9 +197,8 @@ pub fn diagnostic_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Diagnostic> {
             _ => Ok(None),
         }
     };
-    let message = get("message")?.ok_or_else(|| {
-        PyValueError::new_err("a validator's problem needs a `message`")
-    })?;
+    let message = get("message")?
+        .ok_or_else(|| PyValueError::new_err("a validator's problem needs a `message`"))?;
     let pointer = match dict.get_item("pointer")? {
         Some(p) if !p.is_none() => p.str()?.to_cow()?.into_owned(),
         _ => String::new(),
@@ -212,7 +211,7 @@ pub fn diagnostic_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Diagnostic> {
     };
     let mut d = match severity {
         Severity::Warning => Diagnostic::warning(code, location, message),
-        _ => Diagnostic::error(code, location, message),
+        Severity::Error => Diagnostic::error(code, location, message),
     };
     d.expected = get("expected")?;
     d.received = get("received")?;

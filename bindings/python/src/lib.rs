@@ -21,8 +21,8 @@ use pyo3::types::{PyDict, PyList};
 use rectify::check::{Checker, CompiledSchema, References, RuleSet, SchemaSet};
 use rectify::engine::{FeedbackMode, Outcome, Task};
 use rectify::flow::{Decision, RunOptions, RunSummary, Store};
-use rectify::provider::{Request, from_fn};
 use rectify::provider::spec::ProviderChoice;
+use rectify::provider::{Request, from_fn};
 use rectify::repair::RepairOptions;
 use rectify::{Client, Diagnostic, Format, ProviderKind};
 use serde_json::Value;
@@ -70,7 +70,7 @@ where
             let signals = async {
                 loop {
                     tokio::time::sleep(SIGNAL_POLL).await;
-                    if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    if let Err(e) = Python::attach(check_signals) {
                         return e;
                     }
                 }
@@ -81,6 +81,12 @@ where
             }
         })
     })
+}
+
+/// Runs Python's signal handlers (a named function: the method path does not satisfy
+/// `attach`'s higher-ranked lifetime).
+fn check_signals(py: Python<'_>) -> PyResult<()> {
+    py.check_signals()
 }
 
 /// The first exception the user's Python code raised during a call.
@@ -97,7 +103,7 @@ impl Raised {
     }
 
     fn is_set(&self) -> bool {
-        self.0.lock().map(|s| s.is_some()).unwrap_or(true)
+        self.0.lock().map_or(true, |s| s.is_some())
     }
 
     fn take(&self) -> Option<PyErr> {
@@ -141,7 +147,11 @@ fn read_config(path: &str, what: &str) -> PyResult<rectify::Document> {
     match parsed.document {
         Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
         _ => {
-            let why: Vec<String> = parsed.diagnostics.iter().map(|d| d.message.clone()).collect();
+            let why: Vec<String> = parsed
+                .diagnostics
+                .iter()
+                .map(|d| d.message.clone())
+                .collect();
             Err(config_error(format!(
                 "the {what} `{path}` cannot be read: {}",
                 why.join("; ")
@@ -206,10 +216,7 @@ fn build_checker(
         }
         builder = builder.rules(set);
     }
-    builder
-        .references(documents)
-        .build()
-        .map_err(config_error)
+    builder.references(documents).build().map_err(config_error)
 }
 
 /// `rectify.repair`: the dict of `rectify repair --output json` (`valid`, `value`,
@@ -329,12 +336,11 @@ impl LoopArgs {
             return Err(config_error("max_attempts must be at least 1"));
         }
         let schema = schema.map(compile_schema).transpose()?;
-        let checker = match (&rules, refs) {
-            (None, None) => None,
-            _ => {
-                let rules = rules.map(|p| p.to_string_lossy().into_owned());
-                Some(Arc::new(build_checker(None, rules.as_deref(), refs)?))
-            }
+        let checker = if rules.is_none() && refs.is_none() {
+            None
+        } else {
+            let rules = rules.map(|p| p.to_string_lossy().into_owned());
+            Some(Arc::new(build_checker(None, rules.as_deref(), refs)?))
         };
         Ok(LoopArgs {
             prompt,
@@ -488,10 +494,7 @@ fn outcome_to_py<'py>(py: Python<'py>, outcome: &Outcome<Value>) -> PyResult<Bou
         attempts.append(d)?;
     }
     out.set_item("attempts", attempts)?;
-    out.set_item(
-        "elapsed_ms",
-        ledger.totals.elapsed.as_secs_f64() * 1000.0,
-    )?;
+    out.set_item("elapsed_ms", ledger.totals.elapsed.as_secs_f64() * 1000.0)?;
     Ok(out)
 }
 
@@ -547,7 +550,7 @@ fn validate_with_retry<'py>(
                 Python::attach(|py| {
                     execute
                         .call1(py, (request.feedback.as_deref(),))
-                        .and_then(|text| text.extract::<String>(py).map_err(PyErr::from))
+                        .and_then(|text| text.extract::<String>(py))
                 })
                 .map_err(|e| {
                     let message = e.to_string();
@@ -653,7 +656,7 @@ fn summary_to_py<'py>(py: Python<'py>, summary: &RunSummary) -> PyResult<Bound<'
 fn run_error(e: rectify::flow::RunError) -> PyErr {
     match e {
         rectify::flow::RunError::Config(_) => config_error(e),
-        other => PyRuntimeError::new_err(other.to_string()),
+        other @ rectify::flow::RunError::Store(_) => PyRuntimeError::new_err(other.to_string()),
     }
 }
 
@@ -666,21 +669,22 @@ fn open_store(workdir: &std::path::Path) -> PyResult<Arc<Store>> {
 /// `rectify.run`: loads and runs a workflow; the run summary as a dict.
 #[pyfunction]
 #[pyo3(signature = (workflow, inputs, workdir, run_id=None, max_parallel=2))]
-fn run_workflow<'py>(
-    py: Python<'py>,
+fn run_workflow(
+    py: Python<'_>,
     workflow: PathBuf,
     inputs: Vec<(String, String)>,
     workdir: PathBuf,
     run_id: Option<String>,
     max_parallel: usize,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<Bound<'_, PyAny>> {
     let wf = rectify::flow::load(&workflow).map_err(config_error)?;
     let store = open_store(&workdir)?;
     let mut options = RunOptions::new(&workdir);
     options.inputs = inputs;
     options.max_parallel = max_parallel;
     options.run_id = run_id;
-    let summary = block_on(py, move || rectify::flow::run(wf, store, options))?.map_err(run_error)?;
+    let summary =
+        block_on(py, move || rectify::flow::run(wf, store, options))?.map_err(run_error)?;
     summary_to_py(py, &summary)
 }
 
@@ -724,8 +728,10 @@ fn resume_workflow<'py>(
     let store = open_store(&workdir)?;
     let mut options = RunOptions::new(&workdir);
     options.max_parallel = max_parallel;
-    let summary = block_on(py, move || rectify::flow::resume(store, run_id, decision, options))?
-        .map_err(run_error)?;
+    let summary = block_on(py, move || {
+        rectify::flow::resume(store, run_id, decision, options)
+    })?
+    .map_err(run_error)?;
     summary_to_py(py, &summary)
 }
 
