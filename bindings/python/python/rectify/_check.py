@@ -6,7 +6,7 @@ import os
 from typing import Any, Literal, Mapping, Optional, Union
 
 from . import _native
-from ._schema import Shape
+from ._schema import shape_of
 from ._types import CheckResult, Diagnostic, Repair, RepairResult
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -31,7 +31,7 @@ def repair(
     Never raises for bad text: what cannot be repaired is in ``diagnostics`` (and ``value`` is
     ``None``). Raises :class:`ConfigError` for an invalid schema.
     """
-    shape = Shape(schema)
+    shape = shape_of(schema)
     out = _native.repair(text, shape.json_schema, unsafe, format)
     return RepairResult(
         out["valid"],
@@ -60,7 +60,7 @@ def check(
     Raises:
         ConfigError: an invalid schema, rules file or reference document.
     """
-    shape = Shape(schema)
+    shape = shape_of(schema)
     if hasattr(document, "model_dump"):
         document = document.model_dump(mode="json")
     out = _native.check(

@@ -23,7 +23,7 @@ from typing import (
 
 from . import _native
 from ._errors import ConfigError, Exhausted, ProviderError, Refused
-from ._schema import Shape, Validator
+from ._schema import Shape, Validator, shape_of
 from ._types import Attempt, Candidate, Diagnostic
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def validate_with_retry(
         Exception: whatever ``execute`` or a validator raised (other than the problems above),
             unchanged, with its traceback; the loop stops at once.
     """
-    shape = Shape(schema)
+    shape = shape_of(schema)
     call = _Sync(execute)
     try:
         outcome = _native.validate_with_retry(
@@ -253,7 +253,7 @@ async def avalidate_with_retry(
     import functools
 
     loop = asyncio.get_running_loop()
-    shape = Shape(schema)
+    shape = shape_of(schema)
     call = _Threaded(execute, loop)
     run = functools.partial(
         _native.validate_with_retry,
@@ -327,7 +327,7 @@ class Client:
         validators: Sequence[Any],
         unsafe: bool,
     ) -> tuple[Shape, Callable[[], Dict[str, Any]]]:
-        shape = Shape(schema)
+        shape = shape_of(schema)
         validate = shape.validator(validators)
 
         def run() -> Dict[str, Any]:

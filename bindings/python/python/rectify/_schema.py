@@ -7,6 +7,7 @@ is given, so ``import rectify`` stays fast and pydantic stays optional for the r
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence
@@ -17,6 +18,22 @@ Problem = Dict[str, Any]
 Validator = Callable[[Any], object]
 
 _CODE = re.compile(r"[^a-z0-9_]+")
+
+
+def shape_of(schema: Any) -> Shape:
+    """The :class:`Shape` of ``schema``; a type's is made once (pydantic's schema generation
+    costs far more than a run of the engine on a small answer)."""
+    if isinstance(schema, type) or hasattr(schema, "__origin__"):
+        try:
+            return _typed_shape(schema)
+        except TypeError:  # an unhashable type expression
+            pass
+    return Shape(schema)
+
+
+@functools.lru_cache(maxsize=256)
+def _typed_shape(schema: Any) -> Shape:
+    return Shape(schema)
 
 
 def _pointer(loc: Iterable[Any]) -> str:
