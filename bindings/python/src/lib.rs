@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use rectify::check::{Checker, CompiledSchema, References, RuleSet, SchemaSet};
 use rectify::engine::{FeedbackMode, Outcome, Task};
 use rectify::flow::{Decision, RunOptions, RunSummary, Store};
@@ -219,8 +219,11 @@ fn build_checker(
     builder.references(documents).build().map_err(config_error)
 }
 
-/// `rectify.repair`: the dict of `rectify repair --output json` (`valid`, `value`,
-/// `diagnostics`, `repairs`).
+/// `rectify.repair`: `(valid, json, diagnostics, repairs)` — the repaired value as compact JSON
+/// text (`None` when none was recovered; Python's `json.loads` turns it into objects faster than
+/// building them one by one here), and the wire dicts of `rectify repair --output json`.
+/// `repair_to_json` is exactly `repair(..).to_json()`, without building a `serde_json::Value`
+/// where it can.
 #[pyfunction]
 #[pyo3(signature = (text, schema=None, unsafe_=false, format=None))]
 fn repair<'py>(
@@ -229,7 +232,7 @@ fn repair<'py>(
     schema: Option<&Bound<'py, PyAny>>,
     unsafe_: bool,
     format: Option<&str>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Bound<'py, PyTuple>> {
     let mut options = RepairOptions::default().with_unsafe(unsafe_);
     if let Some(schema) = schema {
         options = options.with_schema(compile_schema(schema)?.0);
@@ -237,30 +240,31 @@ fn repair<'py>(
     if let Some(f) = format {
         options = options.with_format(Some(format_named(f)?));
     }
-    let repaired = if let Ok(s) = text.cast::<pyo3::types::PyString>() {
+    let repaired = if let Ok(s) = text.cast::<PyString>() {
         let s = s.to_cow()?;
         let s: &str = &s;
-        py.detach(|| rectify::repair::repair(s, &options))
-    } else if let Ok(b) = text.cast::<pyo3::types::PyBytes>() {
+        py.detach(|| rectify::repair::repair_to_json(s, &options))
+    } else if let Ok(b) = text.cast::<PyBytes>() {
         let bytes = b.as_bytes();
-        py.detach(|| rectify::repair::repair_bytes(bytes, &options))
+        py.detach(|| {
+            rectify::repair::repair_bytes_to_json(
+                bytes,
+                &options,
+                rectify::repair::JsonStyle::Compact,
+            )
+        })
     } else {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "repair() takes the model's text as str or bytes",
         ));
     };
-    let out = PyDict::new(py);
-    out.set_item("valid", repaired.is_valid())?;
-    out.set_item(
-        "value",
-        match &repaired.value {
-            Some(v) => to_py(py, v)?,
-            None => py.None().into_bound(py),
-        },
-    )?;
-    out.set_item("diagnostics", diagnostics_to_py(py, &repaired.diagnostics)?)?;
-    out.set_item("repairs", repairs_to_py(py, &repaired.repairs)?)?;
-    Ok(out)
+    (
+        repaired.is_valid(),
+        repaired.json.as_deref(),
+        diagnostics_to_py(py, &repaired.diagnostics)?,
+        repairs_to_py(py, &repaired.repairs)?,
+    )
+        .into_pyobject(py)
 }
 
 /// `rectify.check`: the dict of `rectify check --output json` (`valid`, `diagnostics`,
@@ -278,7 +282,7 @@ fn check<'py>(
     let compiled = schema.map(compile_schema).transpose()?.map(|(_, c)| c);
     let rules = rules.map(|p| p.to_string_lossy().into_owned());
     let checker = build_checker(compiled, rules.as_deref(), refs)?;
-    let (valid, diagnostics) = if let Ok(text) = document.cast::<pyo3::types::PyString>() {
+    let (valid, diagnostics) = if let Ok(text) = document.cast::<PyString>() {
         let text = text.to_cow()?.into_owned();
         let format = match format {
             Some(f) => format_named(f)?,
@@ -309,14 +313,35 @@ fn check<'py>(
 
 /// The settings of one run of the loop, from Python.
 struct LoopArgs {
-    prompt: String,
-    system: Option<String>,
-    schema: Option<(Value, CompiledSchema)>,
-    checker: Option<Arc<Checker>>,
+    /// The prompt, system prompt, schema and rules (no validator yet).
+    base: Task,
     validate: Option<Py<PyAny>>,
     max_attempts: u32,
     feedback: Option<FeedbackMode>,
     unsafe_repairs: bool,
+}
+
+/// Tasks with an empty prompt and a schema, by the schema's JSON text: `validate_with_retry`
+/// called again with the same model compiles its schema once. (A `Task` shares its compiled
+/// schema between clones; the prompt cannot be changed afterwards, so only the empty prompt
+/// of `validate_with_retry` is cached.)
+fn cached_schema_task(value: Value) -> PyResult<Task> {
+    static TASKS: OnceLock<Mutex<std::collections::HashMap<String, Task>>> = OnceLock::new();
+    let tasks = TASKS.get_or_init(Mutex::default);
+    let key = value.to_string();
+    if let Some(task) = tasks.lock().ok().and_then(|t| t.get(&key).cloned()) {
+        return Ok(task);
+    }
+    let task = Task::new(String::new())
+        .schema(value)
+        .map_err(|e| config_error(format!("the schema is not valid: {e}")))?;
+    if let Ok(mut t) = tasks.lock() {
+        if t.len() >= 64 {
+            t.clear();
+        }
+        t.insert(key, task.clone());
+    }
+    Ok(task)
 }
 
 impl LoopArgs {
@@ -335,18 +360,25 @@ impl LoopArgs {
         if max_attempts == 0 {
             return Err(config_error("max_attempts must be at least 1"));
         }
-        let schema = schema.map(compile_schema).transpose()?;
-        let checker = if rules.is_none() && refs.is_none() {
-            None
-        } else {
-            let rules = rules.map(|p| p.to_string_lossy().into_owned());
-            Some(Arc::new(build_checker(None, rules.as_deref(), refs)?))
+        let mut base = match schema {
+            Some(schema) if prompt.is_empty() && schema.is_instance_of::<PyDict>() => {
+                cached_schema_task(from_py(schema)?)?
+            }
+            Some(schema) => {
+                let (value, compiled) = compile_schema(schema)?;
+                Task::new(prompt).compiled_schema(value, compiled)
+            }
+            None => Task::new(prompt),
         };
+        if let Some(system) = system {
+            base = base.system(system);
+        }
+        if rules.is_some() || refs.is_some() {
+            let rules = rules.map(|p| p.to_string_lossy().into_owned());
+            base = base.checker(Arc::new(build_checker(None, rules.as_deref(), refs)?));
+        }
         Ok(LoopArgs {
-            prompt,
-            system,
-            schema,
-            checker,
+            base,
             validate,
             max_attempts,
             feedback: feedback.map(feedback_mode).transpose()?,
@@ -354,38 +386,16 @@ impl LoopArgs {
         })
     }
 
-    /// The task: the prompt, the schema and rules, and the Python validator, which runs only
-    /// on values that pass the schema and the rules (it gets a value of the right shape, and
-    /// its problems do not repeat the schema's).
-    fn task(&mut self, raised: &Arc<Raised>) -> PyResult<Task> {
-        let mut task = Task::new(std::mem::take(&mut self.prompt));
-        if let Some(system) = self.system.take() {
-            task = task.system(system);
-        }
-        let rules = self.checker.clone();
-        // The validator's gate: a second compilation of the schema (the task owns the first).
-        let gate = match (&self.schema, &self.validate) {
-            (Some((value, _)), Some(_)) => Some(
-                CompiledSchema::compile(value)
-                    .map_err(|e| config_error(format!("the schema is not valid: {e}")))?,
-            ),
-            _ => None,
-        };
-        if let Some((value, compiled)) = self.schema.take() {
-            task = task.compiled_schema(value, compiled);
-        }
-        if let Some(checker) = &rules {
-            task = task.checker(Arc::clone(checker));
-        }
+    /// The task: the base, and the Python validator, which runs only on values that pass the
+    /// schema and the rules (it gets a value of the right shape, and its problems do not repeat
+    /// the schema's). The gate is a clone of the base task: it shares the compiled schema.
+    fn task(&mut self, raised: &Arc<Raised>) -> Task {
+        let mut task = self.base.clone();
         if let Some(validate) = self.validate.take() {
+            let gate = self.base.clone();
             let raised = Arc::clone(raised);
             task = task.validator("python", move |value: &Value| {
-                if gate.as_ref().is_some_and(|s| !s.is_valid(value))
-                    || rules
-                        .as_ref()
-                        .is_some_and(|c| c.check_value(value).iter().any(Diagnostic::is_error))
-                    || raised.is_set()
-                {
+                if raised.is_set() || gate.check_value(value).iter().any(Diagnostic::is_error) {
                     return Vec::new();
                 }
                 Python::attach(|py| {
@@ -409,7 +419,7 @@ impl LoopArgs {
                 })
             });
         }
-        Ok(task)
+        task
     }
 
     fn configure(&self, mut client: Client) -> Client {
@@ -562,7 +572,7 @@ fn validate_with_retry<'py>(
         })
     };
     let client = args.configure(Client::new(model));
-    let task = args.task(&raised)?;
+    let task = args.task(&raised);
     run_task(py, &client, &task, &raised)
 }
 
@@ -638,7 +648,7 @@ impl NativeClient {
         )?;
         let raised = Arc::new(Raised::default());
         let client = args.configure(self.client.clone());
-        let task = args.task(&raised)?;
+        let task = args.task(&raised);
         run_task(py, &client, &task, &raised)
     }
 

@@ -40,6 +40,10 @@ def fake_openai() -> Iterator[dict]:
                 payload = json.dumps({"error": {"message": "the server is broken", "type": "invalid_request_error"}})
             else:
                 i = min(len(state["requests"]), len(state["answers"])) - 1
+                answer = state["answers"][i]
+                message = {"role": "assistant", "content": answer}
+                if answer.startswith("REFUSE:"):  # a refusal, as OpenAI sends one
+                    message = {"role": "assistant", "content": None, "refusal": answer[7:]}
                 payload = json.dumps(
                     {
                         "id": "x",
@@ -49,7 +53,7 @@ def fake_openai() -> Iterator[dict]:
                             {
                                 "index": 0,
                                 "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": state["answers"][i]},
+                                "message": message,
                             }
                         ],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},

@@ -69,6 +69,17 @@ def test_a_provider_that_fails_is_a_provider_error(fake_openai: dict, monkeypatc
     assert "broken" in str(info.value) or "400" in str(info.value)
 
 
+def test_a_refusal_is_refused(fake_openai: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    fake_openai["answers"] = ["REFUSE:I cannot help with invoices"]
+    client = rectify.Client("openai", base_url=fake_openai["base_url"], model="fake")
+    with pytest.raises(rectify.Refused) as info:
+        client.extract(Invoice, "Invoice?")
+    assert isinstance(info.value, rectify.Error)
+    assert "cannot help with invoices" in str(info.value)
+    assert 1 <= len(info.value.attempts) == len(fake_openai["requests"])
+
+
 def test_a_command_agent_that_fails_is_a_provider_error(tmp_path: Path) -> None:
     client = rectify.Client("command", command=["sh", "-c", "echo nope >&2; exit 3"])
     with pytest.raises((rectify.ProviderError, rectify.ConfigError)):
@@ -157,3 +168,25 @@ def test_workflow_errors(tmp_path: Path) -> None:
     with pytest.raises(rectify.ConfigError):
         rectify.run(work / "workflow.yaml", workdir=work, run_id="r3")
     assert os.path.isdir(work / ".rectify")
+
+
+def test_ctrl_c_interrupts_a_call_blocked_in_rust(tmp_path: Path) -> None:
+    """A SIGALRM handler raising KeyboardInterrupt stands in for Ctrl-C: the call returns at once
+    (the engine looks for pending signals while it waits), not after the agent's 30 seconds."""
+    import signal
+    import time
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    client = rectify.Client("command", command=["sh", "-c", "sleep 30; echo '{}'"])
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            client.extract(Invoice, "Invoice?")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.monotonic() - start < 5

@@ -6,8 +6,10 @@ import os
 from typing import Any, Literal, Mapping, Optional, Union
 
 from . import _native
-from ._schema import shape_of
-from ._types import CheckResult, Diagnostic, Repair, RepairResult
+from ._schema import Shape, shape_of
+from ._types import CheckResult, Diagnostic, RepairResult
+
+_NO_SCHEMA = Shape(None)
 
 PathLike = Union[str, "os.PathLike[str]"]
 Format = Literal["json", "yaml", "markdown"]
@@ -31,14 +33,9 @@ def repair(
     Never raises for bad text: what cannot be repaired is in ``diagnostics`` (and ``value`` is
     ``None``). Raises :class:`ConfigError` for an invalid schema.
     """
-    shape = shape_of(schema)
-    out = _native.repair(text, shape.json_schema, unsafe, format)
-    return RepairResult(
-        out["valid"],
-        out["value"],
-        [Repair._from(r) for r in out["repairs"]],
-        [Diagnostic._from(d) for d in out["diagnostics"]],
-    )
+    shape = _NO_SCHEMA if schema is None else shape_of(schema)
+    valid, json, diagnostics, repairs = _native.repair(text, shape.json_schema, unsafe, format)
+    return RepairResult(valid, json, repairs, diagnostics)
 
 
 def check(

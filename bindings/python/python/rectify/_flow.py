@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from . import _native
@@ -36,6 +34,8 @@ def run(
         ConfigError: the workflow file is invalid (every problem, with file, line and column), an
             input is missing, or the run id exists already.
     """
+    import json
+
     pairs = [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in (inputs or {}).items()]
     summary = _native.run_workflow(
         os.fspath(workflow), pairs, os.fspath(workdir), run_id=run_id, max_parallel=max_parallel
@@ -70,6 +70,9 @@ def resume(
     if chosen > 1:
         raise ConfigError("resume takes one decision: approve, reject or edit")
     if edit is not None:
+        import json
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="rectify-edit-") as tmp:
             edits: List[Tuple[str, str]] = []
             for i, (path, content) in enumerate(edit.items()):

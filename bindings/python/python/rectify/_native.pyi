@@ -8,8 +8,9 @@ LOCAL_MODEL: bool
 
 def repair(
     text: str | bytes, schema: Any = None, unsafe_: bool = False, format: Optional[str] = None
-) -> Dict[str, Any]:
-    """The dict of ``rectify repair --output json``."""
+) -> Tuple[bool, Optional[str], List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """``(valid, json, diagnostics, repairs)``: the value as compact JSON text and the wire dicts of
+    ``rectify repair --output json``."""
 
 def check(
     document: Any,

@@ -108,24 +108,64 @@ class Repair:
         )
 
 
-@dataclass(frozen=True)
 class RepairResult:
-    """What :func:`rectify.repair` made of a text.
+    """What :func:`rectify.repair` made of a text. Its parts are converted when first read (a
+    caller that wants only the value does not pay for 10,000 repair objects).
 
     Attributes:
         valid: a value was recovered and no diagnostic is an error.
         value: the repaired value (``None`` when none could be recovered: see ``diagnostics``).
-        repairs: every repair applied, in order.
+        json: the repaired value as compact JSON text, numbers exactly as the repair left them
+            (``None`` when none could be recovered).
+        repairs: every repair applied, in order (the first 10,000 of a huge document).
         diagnostics: what could not be repaired, and warnings.
     """
 
-    valid: bool
-    value: Any
-    repairs: List[Repair]
-    diagnostics: List[Diagnostic]
+    __slots__ = ("valid", "json", "_value", "_repairs", "_diagnostics")
+
+    _UNSET: Any = object()
+
+    def __init__(self, valid: bool, json: Optional[str], repairs: List[Any], diagnostics: List[Any]) -> None:
+        self.valid = valid
+        self.json = json
+        self._value: Any = RepairResult._UNSET
+        self._repairs = repairs
+        self._diagnostics = diagnostics
+
+    @property
+    def value(self) -> Any:
+        """The repaired value (``None`` when none could be recovered)."""
+        if self._value is RepairResult._UNSET:
+            if self.json is None:
+                self._value = None
+            else:
+                import json
+
+                self._value = json.loads(self.json)
+        return self._value
+
+    @property
+    def repairs(self) -> List[Repair]:
+        """Every repair applied, in order."""
+        if self._repairs and not isinstance(self._repairs[0], Repair):
+            self._repairs = [Repair._from(r) for r in self._repairs]
+        return self._repairs
+
+    @property
+    def diagnostics(self) -> List[Diagnostic]:
+        """What could not be repaired, and warnings."""
+        if self._diagnostics and not isinstance(self._diagnostics[0], Diagnostic):
+            self._diagnostics = [Diagnostic._from(d) for d in self._diagnostics]
+        return self._diagnostics
 
     def __bool__(self) -> bool:
         return self.valid
+
+    def __repr__(self) -> str:
+        return (
+            f"RepairResult(valid={self.valid}, value={self.value!r}, "
+            f"repairs={len(self._repairs)}, diagnostics={self.diagnostics!r})"
+        )
 
 
 @dataclass(frozen=True)
