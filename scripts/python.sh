@@ -13,6 +13,7 @@
 # dependencies are shared with the workspace's build). The test environment is made anew on
 # every run.
 set -euo pipefail
+start=$SECONDS
 cd "$(dirname "$0")/.."
 root=$PWD
 mode=test
@@ -87,9 +88,10 @@ echo "== python: pytest bindings/python/tests"
 # From the tests' directory, so `import rectify` finds the installed wheel, not the sources.
 (cd "$crate/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 
-echo "== python: mypy --strict examples/python"
-"$venv/bin/python" -m mypy --strict --cache-dir "$cache/mypy" examples/python
+echo "== python: mypy --strict examples/python and the package"
+"$venv/bin/python" -m mypy --strict --cache-dir "$cache/mypy" examples/python "$crate/python/rectify"
 echo "== python: the examples run"
 for example in examples/python/*.py; do
   "$venv/bin/python" "$example" >/dev/null
 done
+echo "== python: done in $((SECONDS - start)) s"

@@ -17,22 +17,58 @@ Errors are :class:`Error` and its kinds :class:`ConfigError`, :class:`ProviderEr
 
 from __future__ import annotations
 
-from ._check import check, repair
-from ._errors import ConfigError, Error, Exhausted, ProviderError, Refused
-from ._flow import resume, run, status
-from ._loop import Client, FeedbackMode, avalidate_with_retry, validate_with_retry
-from ._types import (
-    Attempt,
-    Candidate,
-    CheckResult,
-    Diagnostic,
-    Repair,
-    RepairResult,
-    RunSummary,
-    Span,
-    StepSummary,
-    Waiting,
-)
+# Not `typing.TYPE_CHECKING`: importing `typing` would be most of the import time (mypy
+# recognises the name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._check import check, repair
+    from ._errors import ConfigError, Error, Exhausted, ProviderError, Refused
+    from ._flow import resume, run, status
+    from ._loop import Client, FeedbackMode, avalidate_with_retry, validate_with_retry
+    from ._types import (
+        Attempt,
+        Candidate,
+        CheckResult,
+        Diagnostic,
+        Repair,
+        RepairResult,
+        RunSummary,
+        Span,
+        StepSummary,
+        Waiting,
+    )
+
+# Names load with their module on first use (PEP 562): `import rectify` stays cheap, and the
+# extension module is loaded by the first call that needs it.
+_WHERE = {
+    "check": "_check", "repair": "_check",
+    "ConfigError": "_errors", "Error": "_errors", "Exhausted": "_errors",
+    "ProviderError": "_errors", "Refused": "_errors",
+    "resume": "_flow", "run": "_flow", "status": "_flow",
+    "Client": "_loop", "FeedbackMode": "_loop", "avalidate_with_retry": "_loop",
+    "validate_with_retry": "_loop",
+    "Attempt": "_types", "Candidate": "_types", "CheckResult": "_types", "Diagnostic": "_types",
+    "Repair": "_types", "RepairResult": "_types", "RunSummary": "_types", "Span": "_types",
+    "StepSummary": "_types", "Waiting": "_types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rectify' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_WHERE))
+
 
 __version__ = "0.1.0"
 

@@ -99,8 +99,8 @@ class _Sync:
                         "use `await rectify.avalidate_with_retry(...)`"
                     )
                 self.loop = asyncio.new_event_loop()
-            return self.loop.run_until_complete(_awaited(result))  # type: ignore[arg-type]
-        return result  # type: ignore[return-value]
+            return self.loop.run_until_complete(_awaited(result))
+        return result
 
     def close(self) -> None:
         if self.loop is not None:
@@ -127,8 +127,8 @@ class _Threaded:
             raise asyncio.CancelledError()
         result = self.execute(feedback)
         if hasattr(result, "__await__"):
-            return asyncio.run_coroutine_threadsafe(_awaited(result), self.loop).result()  # type: ignore[arg-type]
-        return result  # type: ignore[return-value]
+            return asyncio.run_coroutine_threadsafe(_awaited(result), self.loop).result()
+        return result
 
 
 @overload
