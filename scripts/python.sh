@@ -47,7 +47,8 @@ make_venv() {
   if ! "$python" -m venv "$1" >/dev/null 2>&1; then
     rm -rf "$1"
     if [ ! -d "$cache/virtualenv" ]; then
-      "$python" -m pip install --quiet --target "$cache/virtualenv" "$VIRTUALENV"
+      # (Debian marks its python3 externally managed; a --target directory is ours.)
+      PIP_BREAK_SYSTEM_PACKAGES=1 "$python" -m pip install --quiet --target "$cache/virtualenv" "$VIRTUALENV"
     fi
     PYTHONPATH="$cache/virtualenv" "$python" -m virtualenv --quiet "$1"
   fi
