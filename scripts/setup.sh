@@ -45,4 +45,6 @@ else
   # Only the download is built (no llama.cpp): the release build compiles the model once.
   cargo run --quiet --locked -p rectify-local --no-default-features --example fetch-model
 fi
+# The Python package's build tool (maturin, pinned, into target/python/tools; PyPI).
+scripts/python.sh --setup
 echo "setup: done"

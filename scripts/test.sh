@@ -25,3 +25,5 @@ export RECTIFY_RESTATE_SERVER
 cargo test --workspace --locked
 echo "== fuzz targets, smoke run"
 scripts/fuzz_smoke.sh 5
+echo "== python package (scripts/python.sh)"
+scripts/python.sh
