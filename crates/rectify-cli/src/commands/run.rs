@@ -62,7 +62,11 @@ pub fn finish(
 fn dry_run(wf: &rectify::flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
     let levels = wf.levels();
     if args.output == Output::Json {
-        print(&serde_json::json!({"workflow": wf.spec.name, "valid": true, "levels": levels}))?;
+        print(&crate::printer::runs::DryRunWire {
+            workflow: &wf.spec.name,
+            valid: true,
+            levels,
+        })?;
         return Ok(ExitStatus::Success);
     }
     let n = wf.spec.steps.len();

@@ -44,7 +44,7 @@ fn observed(store: &Store) -> Result<Vec<rectify::flow::store::RunRecord>> {
 
 fn list(runs: &[rectify::flow::store::RunRecord], output: Output) -> Result<ExitStatus> {
     if output == Output::Json {
-        print(&serde_json::json!({"runs": runs}))?;
+        print(&crate::printer::runs::RunListWire::new(runs))?;
         return Ok(ExitStatus::Success);
     }
     let mut text = String::new();

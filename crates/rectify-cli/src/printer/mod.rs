@@ -5,3 +5,4 @@ pub mod human;
 pub mod json;
 pub mod report_html;
 pub mod run;
+pub mod runs;
