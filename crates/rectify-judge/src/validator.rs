@@ -156,7 +156,6 @@ pub struct ValidatorBuilder {
     schema_value: Option<Value>,
     schemas: SchemaSet,
     rules: Option<(RuleSet, References)>,
-    checker: Option<Arc<Checker>>,
     checks: Vec<(String, Arc<ValueCheck>)>,
     repair: RepairPolicy,
     reading: Reading,
@@ -193,12 +192,6 @@ impl ValidatorBuilder {
         self
     }
 
-    /// A checker built elsewhere (shared); its schemas and rules are checked as well.
-    pub fn checker(mut self, checker: Option<Arc<Checker>>) -> ValidatorBuilder {
-        self.checker = checker;
-        self
-    }
-
     /// A named function check.
     pub fn check(mut self, name: impl Into<String>, check: Arc<ValueCheck>) -> ValidatorBuilder {
         self.checks.push((name.into(), check));
@@ -225,21 +218,14 @@ impl ValidatorBuilder {
             (None, Some(value)) => Some(Arc::new(Schema::compile(value)?)),
             (None, None) => None,
         };
-        let checker = match (self.checker, self.schemas.is_empty(), self.rules) {
-            (given, true, None) => given,
-            (given, _, rules) => {
-                if given.is_some() {
-                    return Err(ConfigError::Unreadable {
-                        origin: "validator".to_owned(),
-                        message: "give a checker, or schemas and rules, not both".to_owned(),
-                    });
-                }
-                let mut builder = Checker::builder().schemas(self.schemas);
-                if let Some((rules, references)) = rules {
-                    builder = builder.references(references).rules(rules);
-                }
-                Some(Arc::new(builder.build()?))
+        let checker = if self.schemas.is_empty() && self.rules.is_none() {
+            None
+        } else {
+            let mut builder = Checker::builder().schemas(self.schemas);
+            if let Some((rules, references)) = self.rules {
+                builder = builder.references(references).rules(rules);
             }
+            Some(Arc::new(builder.build()?))
         };
         let mut validator = Validator::compiled(schema, checker)
             .with_repair(self.repair)

@@ -162,7 +162,7 @@ impl<'a, T> Run<'a, T> {
             self.memory_note.as_deref(),
             &self.ledger.attempts,
         );
-        if let Some(schema) = &self.task.schema_value {
+        if let Some(schema) = self.task.schema_value() {
             request.schema = Some(schema.clone());
             request.json = true;
         }
@@ -302,7 +302,7 @@ impl<'a, T> Run<'a, T> {
             reason: limit.to_string(),
             prompt: self.task.prompt.clone(),
             system: self.task.system.clone(),
-            schema: self.task.schema_value.clone(),
+            schema: self.task.schema_value().cloned(),
             candidate: best.as_ref().and_then(|b| b.value.clone()),
             errors: diagnostics
                 .iter()

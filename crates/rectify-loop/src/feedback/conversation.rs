@@ -26,7 +26,7 @@ pub(crate) fn memory_note_text(lines: &[String]) -> Option<String> {
 /// output, plus the error-memory note.
 fn base_prompt(task: &Task, caps: &Capabilities, memory_note: Option<&str>) -> String {
     let mut prompt = task.prompt.clone();
-    if let Some(schema) = task.schema_value.as_ref().filter(|_| !caps.json_schema) {
+    if let Some(schema) = task.schema_value().filter(|_| !caps.json_schema) {
         prompt.push_str("\n\nAnswer with JSON only, matching this JSON Schema:\n");
         prompt.push_str(&schema.to_string());
     }
