@@ -128,20 +128,17 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "this object".to_owned(), |n| n.to_string())
 }
 
-/// A diagnostic in the wire shape of `rectify check --output json`.
-pub fn diagnostic_to_py<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    dict.set_item("severity", d.severity.to_string())?;
-    dict.set_item("code", &d.code)?;
-    dict.set_item("path", &d.location.path)?;
-    dict.set_item("pointer", &d.location.pointer)?;
-    dict.set_item("line", d.location.span.map(|s| s.line))?;
-    dict.set_item("column", d.location.span.map(|s| s.column))?;
-    dict.set_item("message", &d.message)?;
-    dict.set_item("expected", d.expected.as_deref())?;
-    dict.set_item("received", d.received.as_deref())?;
-    dict.set_item("source", &d.source)?;
-    Ok(dict)
+/// A serialisable wire value (`rectify::wire`) as Python objects.
+fn wire_to_py<'py, T: serde::Serialize>(py: Python<'py>, wire: &T) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(wire)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    to_py(py, &value)
+}
+
+/// A diagnostic in the wire shape of `rectify check --output json`
+/// ([`rectify::wire::DiagnosticWire`]).
+pub fn diagnostic_to_py<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py, PyAny>> {
+    wire_to_py(py, &rectify::wire::DiagnosticWire::from(d))
 }
 
 /// Diagnostics as a list of wire dicts.
@@ -153,34 +150,12 @@ pub fn diagnostics_to_py<'py>(py: Python<'py>, ds: &[Diagnostic]) -> PyResult<Bo
     Ok(list)
 }
 
-/// Repairs as a list of wire dicts (`code`, `location`, `before`, `after`, `applicability`).
+/// Repairs as a list of wire dicts (`code`, `location`, `before`, `after`, `applicability`),
+/// as every `--output json` format gives them.
 pub fn repairs_to_py<'py>(py: Python<'py>, repairs: &[Repair]) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for r in repairs {
-        let dict = PyDict::new(py);
-        dict.set_item("code", &r.code)?;
-        let location = PyDict::new(py);
-        location.set_item("pointer", &r.location.pointer)?;
-        location.set_item("path", &r.location.path)?;
-        if let Some(s) = r.location.span {
-            let span = PyDict::new(py);
-            span.set_item("start", s.start)?;
-            span.set_item("end", s.end)?;
-            span.set_item("line", s.line)?;
-            span.set_item("column", s.column)?;
-            location.set_item("span", span)?;
-        }
-        dict.set_item("location", location)?;
-        dict.set_item("before", &r.before)?;
-        dict.set_item("after", &r.after)?;
-        dict.set_item(
-            "applicability",
-            match r.applicability {
-                rectify::Applicability::Safe => "safe",
-                rectify::Applicability::Unsafe => "unsafe",
-            },
-        )?;
-        list.append(dict)?;
+        list.append(wire_to_py(py, r)?)?;
     }
     Ok(list)
 }

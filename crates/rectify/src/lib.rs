@@ -66,6 +66,7 @@ mod build;
 mod client;
 #[cfg(feature = "engine")]
 mod error;
+pub mod wire;
 
 pub use rectify_check as check;
 pub use rectify_check::{check_as, check_value_as};

@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use crate::args::{AskArgs, Output};
 use crate::exit::{ExitStatus, Hint};
-use crate::printer::ask_json::AskOutput;
 use crate::printer::human::HumanPrinter;
 use crate::printer::json::print;
 use crate::{config, input};
@@ -231,7 +230,7 @@ fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
 /// Prints the result; the exit status is `ExitStatus::of_answer`'s.
 fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
     if args.output == Output::Json {
-        print(&AskOutput::new(outcome))?;
+        print(&rectify::wire::AskWire::new(outcome))?;
     }
     match outcome {
         Outcome::Valid { value, .. } => {

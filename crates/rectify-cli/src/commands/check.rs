@@ -9,7 +9,7 @@ use rectify::{Diagnostic, Document, Format, Repair, SpanMap};
 use crate::args::{CheckArgs, Output};
 use crate::exit::ExitStatus;
 use crate::printer::human::HumanPrinter;
-use crate::printer::json::{CheckOutput, print};
+use crate::printer::json::print;
 use crate::{config, input};
 
 /// Runs `rectify check`.
@@ -92,7 +92,7 @@ fn emit(
     doc: Option<&Document>,
 ) -> Result<()> {
     match args.output {
-        Output::Json => print(&CheckOutput::new(valid, diagnostics, repairs))?,
+        Output::Json => print(&rectify::wire::CheckWire::new(valid, diagnostics, repairs))?,
         Output::Human => {
             let name = if args.file == "-" {
                 "<stdin>"

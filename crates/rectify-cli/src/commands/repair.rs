@@ -4,16 +4,15 @@ use std::io::Write;
 
 use anyhow::Result;
 use rectify::parse::Limits;
-use rectify::repair::{JsonStyle, RepairOptions, Repaired, RepairedText};
+use rectify::repair::{JsonStyle, RepairOptions, RepairedText};
 use rectify::{Applicability, Document, Format, Repair, SpanMap};
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::args::{RepairArgs, RepairOutput};
 use crate::exit::ExitStatus;
 use crate::input;
 use crate::printer::human::HumanPrinter;
-use crate::printer::json::{WireDiagnostic, print};
+use crate::printer::json::print;
 
 /// The payload format a file's extension names: `.json` and `.yaml`/`.yml` (a `.md` or `.txt`
 /// file is model output whose payload is detected).
@@ -38,7 +37,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitStatus> {
     let valid = match args.output {
         RepairOutput::Json => {
             let repaired = rectify::repair::repair_bytes(&source.bytes, &options);
-            print(&RepairResult::new(&repaired))?;
+            print(&rectify::wire::RepairWire::from(&repaired))?;
             repaired.is_valid()
         }
         RepairOutput::Value => {
@@ -121,29 +120,5 @@ impl std::fmt::Display for Described<'_> {
             f.write_str(" (unsafe)")?;
         }
         Ok(())
-    }
-}
-
-/// The `--output json` document of `rectify repair`.
-#[derive(Serialize)]
-struct RepairResult<'a> {
-    valid: bool,
-    value: Option<&'a Value>,
-    diagnostics: Vec<WireDiagnostic<'a>>,
-    repairs: &'a [Repair],
-}
-
-impl<'a> RepairResult<'a> {
-    fn new(r: &'a Repaired) -> Self {
-        RepairResult {
-            valid: r.is_valid(),
-            value: r.value.as_ref(),
-            diagnostics: r
-                .diagnostics
-                .iter()
-                .map(WireDiagnostic::from)
-                .collect::<Vec<_>>(),
-            repairs: &r.repairs,
-        }
     }
 }

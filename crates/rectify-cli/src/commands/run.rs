@@ -13,7 +13,7 @@ use super::backend::{Backend, Ended};
 use crate::args::{Output, ResumeArgs, RunArgs};
 use crate::exit::ExitStatus;
 use crate::printer::json::{print, print_text};
-use crate::printer::run::{human, wire};
+use crate::printer::run::human;
 
 /// Runs `rectify run`.
 pub fn run(args: &RunArgs) -> Result<ExitStatus> {
@@ -53,7 +53,10 @@ pub fn finish(
     workdir: &std::path::Path,
 ) -> Result<ExitStatus> {
     match output {
-        Output::Json => print(&wire(summary, &workdir.to_string_lossy()))?,
+        Output::Json => print(&rectify::wire::RunWire::new(
+            summary,
+            &workdir.to_string_lossy(),
+        ))?,
         Output::Human => human(summary, false, &workdir.to_string_lossy())?,
     }
     Ok(ExitStatus::of_run(summary))
@@ -62,7 +65,7 @@ pub fn finish(
 fn dry_run(wf: &rectify::flow::Workflow, args: &RunArgs) -> Result<ExitStatus> {
     let levels = wf.levels();
     if args.output == Output::Json {
-        print(&crate::printer::runs::DryRunWire {
+        print(&rectify::wire::DryRunWire {
             workflow: &wf.spec.name,
             valid: true,
             levels,

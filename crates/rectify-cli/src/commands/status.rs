@@ -10,7 +10,7 @@ use super::backend::Backend;
 use crate::args::{Output, StatusArgs};
 use crate::exit::ExitStatus;
 use crate::printer::json::{print, print_text};
-use crate::printer::run::{human, wire};
+use crate::printer::run::human;
 
 /// Runs `rectify status`.
 pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
@@ -26,7 +26,10 @@ pub fn run(args: &StatusArgs) -> Result<ExitStatus> {
         bail!("no run `{run}` {}", backend.place());
     };
     match args.output {
-        Output::Json => print(&wire(&summary, &args.workdir.to_string_lossy()))?,
+        Output::Json => print(&rectify::wire::RunWire::new(
+            &summary,
+            &args.workdir.to_string_lossy(),
+        ))?,
         Output::Human => human(&summary, true, &args.workdir.to_string_lossy())?,
     }
     Ok(ExitStatus::Success)
@@ -44,7 +47,7 @@ fn observed(store: &Store) -> Result<Vec<rectify::flow::store::RunRecord>> {
 
 fn list(runs: &[rectify::flow::store::RunRecord], output: Output) -> Result<ExitStatus> {
     if output == Output::Json {
-        print(&crate::printer::runs::RunListWire::new(runs))?;
+        print(&rectify::wire::RunListWire::new(runs))?;
         return Ok(ExitStatus::Success);
     }
     let mut text = String::new();

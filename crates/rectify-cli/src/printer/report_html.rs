@@ -103,7 +103,7 @@ fn wait_html(page: &mut String, run: &str, w: &WaitRecord, workdir: &str) {
         let _ = write!(page, "<h4>Best candidate</h4><pre>{}</pre>", payload(best));
     }
     page.push_str("<h4>To continue</h4><pre>");
-    for c in super::run::continue_commands(run, &w.step, &w.reason, workdir) {
+    for c in rectify::wire::continue_commands(run, &w.step, &w.reason, workdir) {
         let _ = writeln!(page, "{}", esc(&c));
     }
     page.push_str("</pre></div>\n");

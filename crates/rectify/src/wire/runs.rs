@@ -1,20 +1,19 @@
 //! The run list and the dry run on the wire: typed, so what is printed is what
 //! `docs/output/status.schema.json` and `dry-run.schema.json` describe, whatever the store's
 //! records carry.
-
-use rectify::flow::store::RunRecord;
+use crate::flow::store::RunRecord;
 use serde::Serialize;
 use serde_json::Value;
 
 /// `rectify status --output json` without a run id: every run, newest first.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct RunListWire<'a> {
     /// The runs.
     pub runs: Vec<RunEntry<'a>>,
 }
 
 /// One run of the list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct RunEntry<'a> {
     id: &'a str,
     workflow: &'a str,
@@ -50,7 +49,7 @@ impl<'a> RunListWire<'a> {
 
 /// `rectify run --dry-run --output json`: the workflow is valid, and its levels (the steps of
 /// one level may run in parallel).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct DryRunWire<'a> {
     /// The workflow's name.
     pub workflow: &'a str,

@@ -1,25 +1,22 @@
-//! The `--output json` wire format of `rectify ask` (docs/output.md, schema
-//! docs/output/ask.schema.json): one object whose `status` says how the run ended, with the
-//! same diagnostic shape as `rectify check`, and every attempt. Not a serialisation of the
-//! loop's types: their layout may change, this may not.
+//! `rectify ask` on the wire (`docs/output/ask.schema.json`): one object whose `status` says
+//! how the run ended, with the same diagnostic shape as `rectify check`, and every attempt.
 
-use rectify::Repair;
-use rectify::engine::{Attempt, Candidate, Ledger, Limit, Outcome};
-use rectify::provider::{FinishReason, ProviderError};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::json::WireDiagnostic;
-
+use super::diagnostic::{DiagnosticWire, all};
+use crate::Repair;
+use crate::engine::{Attempt, Candidate, Ledger, Limit, Outcome};
+use crate::provider::{FinishReason, ProviderError};
 /// The result of `rectify ask --output json`.
-#[derive(Debug, Serialize)]
-pub struct AskOutput<'a> {
+#[derive(Debug, Clone, Serialize)]
+pub struct AskWire<'a> {
     /// `valid`, `exhausted`, `refused` or `provider_failed`.
     status: &'static str,
     /// The accepted value; for other outcomes the best candidate's value, if any.
     value: Option<&'a Value>,
     /// Warnings of the accepted value, or the errors left in the best candidate.
-    diagnostics: Vec<WireDiagnostic<'a>>,
+    diagnostics: Vec<DiagnosticWire<'a>>,
     /// Repairs applied to the accepted value (or to the best candidate).
     repairs: &'a [Repair],
     /// Why the run ended without a valid value (the limit, the refusal, the provider error).
@@ -36,7 +33,7 @@ pub struct AskOutput<'a> {
     totals: WireTotals,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct WireAttempt<'a> {
     number: u32,
     rung: usize,
@@ -47,7 +44,7 @@ struct WireAttempt<'a> {
     raw: &'a str,
     valid: bool,
     value: Option<&'a Value>,
-    diagnostics: Vec<WireDiagnostic<'a>>,
+    diagnostics: Vec<DiagnosticWire<'a>>,
     repairs: &'a [Repair],
     input_tokens: u64,
     output_tokens: u64,
@@ -58,7 +55,7 @@ struct WireAttempt<'a> {
     notices: &'a [String],
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct WireTotals {
     attempts: u32,
     input_tokens: u64,
@@ -69,7 +66,7 @@ struct WireTotals {
     transport_retries: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct WireLimit {
     /// `attempts`, `tokens`, `cost` or `deadline`.
     kind: &'static str,
@@ -78,7 +75,7 @@ struct WireLimit {
     numbers: serde_json::Map<String, Value>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct WireProviderError {
     provider: String,
     /// `http`, `timeout`, `connection`, `auth`, `config`, ... (the failure's class).
@@ -88,11 +85,11 @@ struct WireProviderError {
     elapsed_ms: u128,
 }
 
-impl<'a> AskOutput<'a> {
+impl<'a> AskWire<'a> {
     /// The wire form of `outcome`.
-    pub fn new(outcome: &'a Outcome) -> AskOutput<'a> {
+    pub fn new(outcome: &'a Outcome) -> AskWire<'a> {
         let ledger = outcome.ledger();
-        let base = |status| AskOutput {
+        let base = |status| AskWire {
             status,
             value: None,
             diagnostics: Vec::new(),
@@ -110,39 +107,39 @@ impl<'a> AskOutput<'a> {
                 warnings,
                 repairs,
                 ..
-            } => AskOutput {
+            } => AskWire {
                 value: Some(value),
-                diagnostics: warnings.iter().map(WireDiagnostic::from).collect(),
+                diagnostics: all(warnings),
                 repairs,
                 best_attempt: ledger.attempts.last().map(|a| a.number),
                 ..base("valid")
             },
-            Outcome::Exhausted { best, limit, .. } => AskOutput {
+            Outcome::Exhausted { best, limit, .. } => AskWire {
                 message: Some(limit.to_string()),
                 limit: Some(WireLimit::from(limit)),
                 ..base("exhausted").with_best(best.as_ref(), ledger)
             },
-            Outcome::Refused { message, .. } => AskOutput {
+            Outcome::Refused { message, .. } => AskWire {
                 message: Some(message.clone()),
                 ..base("refused")
             },
-            Outcome::ProviderFailed { error, best, .. } => AskOutput {
+            Outcome::ProviderFailed { error, best, .. } => AskWire {
                 message: Some(error.to_string()),
                 provider_error: Some(WireProviderError::from(error)),
                 ..base("provider_failed").with_best(best.as_ref(), ledger)
             },
-            _ => AskOutput {
+            _ => AskWire {
                 message: Some("an outcome this version cannot describe".to_owned()),
                 ..base("unknown")
             },
         }
     }
 
-    fn with_best(mut self, best: Option<&'a Candidate>, ledger: &'a Ledger) -> AskOutput<'a> {
+    fn with_best(mut self, best: Option<&'a Candidate>, ledger: &'a Ledger) -> AskWire<'a> {
         let Some(best) = best else { return self };
         self.best_attempt = Some(best.attempt);
         self.value = best.value.as_ref();
-        self.diagnostics = best.diagnostics.iter().map(WireDiagnostic::from).collect();
+        self.diagnostics = all(&best.diagnostics);
         if let Some(attempt) = ledger.attempts.iter().find(|a| a.number == best.attempt) {
             self.repairs = &attempt.report.repairs;
         }
@@ -167,12 +164,7 @@ impl<'a> From<&'a Attempt> for WireAttempt<'a> {
             raw: &a.raw,
             valid: a.report.valid,
             value: a.report.value.as_ref(),
-            diagnostics: a
-                .report
-                .diagnostics
-                .iter()
-                .map(WireDiagnostic::from)
-                .collect(),
+            diagnostics: all(&a.report.diagnostics),
             repairs: &a.report.repairs,
             input_tokens: a.usage.input_tokens,
             output_tokens: a.usage.output_tokens,
