@@ -219,9 +219,11 @@ fn build_checker(
     builder.references(documents).build().map_err(config_error)
 }
 
-/// `rectify.repair`: `(valid, json, diagnostics, repairs)` — the repaired value as compact JSON
-/// text (`None` when none was recovered; Python's `json.loads` turns it into objects faster than
-/// building them one by one here), and the wire dicts of `rectify repair --output json`.
+/// `rectify.repair`: `(valid, json, findings)` — the repaired value as compact JSON text (`None`
+/// when none was recovered; Python's `json.loads` turns it into objects faster than building
+/// them one by one here), and the repairs and diagnostics kept in Rust until Python reads them
+/// ([`Findings`]): most callers only want the value, and converting a repair costs more than
+/// making it.
 /// `repair_to_json` is exactly `repair(..).to_json()`, without building a `serde_json::Value`
 /// where it can.
 #[pyfunction]
@@ -258,13 +260,38 @@ fn repair<'py>(
             "repair() takes the model's text as str or bytes",
         ));
     };
-    (
-        repaired.is_valid(),
-        repaired.json.as_deref(),
-        diagnostics_to_py(py, &repaired.diagnostics)?,
-        repairs_to_py(py, &repaired.repairs)?,
-    )
-        .into_pyobject(py)
+    let valid = repaired.is_valid();
+    let findings = Findings {
+        repairs: repaired.repairs,
+        diagnostics: repaired.diagnostics,
+    };
+    (valid, repaired.json, findings).into_pyobject(py)
+}
+
+/// The repairs and diagnostics of one `repair` call, converted to the wire dicts of `rectify
+/// repair --output json` when Python asks for them.
+#[pyclass(name = "Findings", module = "rectify._native", frozen)]
+struct Findings {
+    repairs: rectify::repair::Repairs,
+    diagnostics: Vec<Diagnostic>,
+}
+
+#[pymethods]
+impl Findings {
+    /// The repairs, as wire dicts.
+    fn repairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        repairs_to_py(py, &self.repairs)
+    }
+
+    /// The diagnostics, as wire dicts.
+    fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        diagnostics_to_py(py, &self.diagnostics)
+    }
+
+    /// `(repairs, diagnostics)`: how many of each.
+    fn counts(&self) -> (usize, usize) {
+        (self.repairs.len(), self.diagnostics.len())
+    }
 }
 
 /// `rectify.check`: the dict of `rectify check --output json` (`valid`, `diagnostics`,
@@ -772,6 +799,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resume_workflow, m)?)?;
     m.add_function(wrap_pyfunction!(run_status, m)?)?;
     m.add_class::<NativeClient>()?;
+    m.add_class::<Findings>()?;
     m.add("LOCAL_MODEL", cfg!(feature = "local"))?;
     Ok(())
 }

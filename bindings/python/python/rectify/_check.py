@@ -34,8 +34,8 @@ def repair(
     ``None``). Raises :class:`ConfigError` for an invalid schema.
     """
     shape = _NO_SCHEMA if schema is None else shape_of(schema)
-    valid, json, diagnostics, repairs = _native.repair(text, shape.json_schema, unsafe, format)
-    return RepairResult(valid, json, repairs, diagnostics)
+    valid, json, findings = _native.repair(text, shape.json_schema, unsafe, format)
+    return RepairResult(valid, json, findings)
 
 
 def check(

@@ -6,11 +6,21 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 LOCAL_MODEL: bool
 """True in a build with the embedded model (the ``local`` cargo feature)."""
 
+class Findings:
+    """The repairs and diagnostics of one ``repair`` call, converted when asked for."""
+
+    def repairs(self) -> List[Dict[str, Any]]:
+        """The repairs, as the wire dicts of ``rectify repair --output json``."""
+    def diagnostics(self) -> List[Dict[str, Any]]:
+        """The diagnostics, as wire dicts."""
+    def counts(self) -> Tuple[int, int]:
+        """``(repairs, diagnostics)``: how many of each."""
+
 def repair(
     text: str | bytes, schema: Any = None, unsafe_: bool = False, format: Optional[str] = None
-) -> Tuple[bool, Optional[str], List[Dict[str, Any]], List[Dict[str, Any]]]:
-    """``(valid, json, diagnostics, repairs)``: the value as compact JSON text and the wire dicts of
-    ``rectify repair --output json``."""
+) -> Tuple[bool, Optional[str], Findings]:
+    """``(valid, json, findings)``: the value as compact JSON text, and its repairs and
+    diagnostics."""
 
 def check(
     document: Any,

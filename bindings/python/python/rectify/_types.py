@@ -121,16 +121,18 @@ class RepairResult:
         diagnostics: what could not be repaired, and warnings.
     """
 
-    __slots__ = ("valid", "json", "_value", "_repairs", "_diagnostics")
+    __slots__ = ("valid", "json", "_value", "_findings", "_repairs", "_diagnostics")
 
     _UNSET: Any = object()
 
-    def __init__(self, valid: bool, json: Optional[str], repairs: List[Any], diagnostics: List[Any]) -> None:
+    def __init__(self, valid: bool, json: Optional[str], findings: Any) -> None:
         self.valid = valid
         self.json = json
         self._value: Any = RepairResult._UNSET
-        self._repairs = repairs
-        self._diagnostics = diagnostics
+        # The native `Findings`: repairs and diagnostics stay in Rust until read.
+        self._findings = findings
+        self._repairs: Optional[List[Repair]] = None
+        self._diagnostics: Optional[List[Diagnostic]] = None
 
     @property
     def value(self) -> Any:
@@ -147,15 +149,15 @@ class RepairResult:
     @property
     def repairs(self) -> List[Repair]:
         """Every repair applied, in order."""
-        if self._repairs and not isinstance(self._repairs[0], Repair):
-            self._repairs = [Repair._from(r) for r in self._repairs]
+        if self._repairs is None:
+            self._repairs = [Repair._from(r) for r in self._findings.repairs()]
         return self._repairs
 
     @property
     def diagnostics(self) -> List[Diagnostic]:
         """What could not be repaired, and warnings."""
-        if self._diagnostics and not isinstance(self._diagnostics[0], Diagnostic):
-            self._diagnostics = [Diagnostic._from(d) for d in self._diagnostics]
+        if self._diagnostics is None:
+            self._diagnostics = [Diagnostic._from(d) for d in self._findings.diagnostics()]
         return self._diagnostics
 
     def __bool__(self) -> bool:
@@ -164,7 +166,7 @@ class RepairResult:
     def __repr__(self) -> str:
         return (
             f"RepairResult(valid={self.valid}, value={self.value!r}, "
-            f"repairs={len(self._repairs)}, diagnostics={self.diagnostics!r})"
+            f"repairs={len(self.repairs)}, diagnostics={self.diagnostics!r})"
         )
 
 
