@@ -245,10 +245,10 @@ fn repair<'py>(
     let repaired = if let Ok(s) = text.cast::<PyString>() {
         let s = s.to_cow()?;
         let s: &str = &s;
-        py.detach(|| rectify::repair::repair_to_json(s, &options))
+        detach_if_long(py, s.len(), || rectify::repair::repair_to_json(s, &options))
     } else if let Ok(b) = text.cast::<PyBytes>() {
         let bytes = b.as_bytes();
-        py.detach(|| {
+        detach_if_long(py, bytes.len(), || {
             rectify::repair::repair_bytes_to_json(
                 bytes,
                 &options,
@@ -266,6 +266,19 @@ fn repair<'py>(
         diagnostics: repaired.diagnostics,
     };
     (valid, repaired.json, findings).into_pyobject(py)
+}
+
+/// Texts shorter than this are repaired holding the GIL: they take a few microseconds, less
+/// than releasing and taking back the GIL costs; longer ones let other Python threads run.
+const DETACH_BYTES: usize = 16 * 1024;
+
+/// Runs `work` on a text of `len` bytes, without the GIL when the text is long.
+fn detach_if_long<T: Send>(py: Python<'_>, len: usize, work: impl FnOnce() -> T + Send) -> T {
+    if len < DETACH_BYTES {
+        work()
+    } else {
+        py.detach(work)
+    }
 }
 
 /// The repairs and diagnostics of one `repair` call, converted to the wire dicts of `rectify

@@ -107,3 +107,28 @@ def test_markdown_and_yaml_text() -> None:
     assert rectify.check("a: 1\nb: [x]\n", schema={"required": ["a", "b"]}).valid
     r = rectify.check("a: 1\n", schema={"required": ["a", "b"]}, format="yaml")
     assert [d.code for d in r.errors] == ["schema.required"]
+
+
+def test_value_is_what_json_loads_gives_on_every_corpus_case() -> None:
+    # `.value` decodes with json's C scanner directly: the same objects as json.loads, on
+    # every repair corpus case (big integers, floats, unicode escapes, deep nesting).
+    corpus = Path(__file__).resolve().parents[3] / "crates/rectify-repair/tests/corpus"
+    seen = 0
+    for file in sorted(corpus.glob("*.jsonl")):
+        for line in file.read_text().splitlines():
+            case = json.loads(line)
+            if not isinstance(case.get("input"), str):
+                continue
+            r = rectify.repair(case["input"], unsafe=True)
+            if r.json is not None:
+                assert r.value == json.loads(r.json), case.get("id")
+                seen += 1
+    assert seen > 1500
+    deep = "[" * 5000 + "]" * 5000
+    r = rectify.repair(deep)
+    if r.json is not None:
+        try:
+            expected = json.loads(r.json)
+        except RecursionError:
+            return
+        assert r.value == expected
