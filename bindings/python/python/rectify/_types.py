@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import json as _json
 from json.decoder import JSONDecoder
-from typing import Any, Dict, List, Literal, Mapping, Optional
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Repair:
 
 # The C scanner behind `json.loads`, called directly: on the small values most repairs give,
 # `json.loads`'s own checks (type, whitespace on both sides) cost three times the decoding.
-_scan = JSONDecoder().scan_once
+_scan: Callable[[str, int], Tuple[Any, int]] = JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _decode(text: str) -> Any:
