@@ -55,9 +55,10 @@ fn runtime() -> PyResult<&'static tokio::runtime::Runtime> {
 }
 
 /// Runs the future `make` makes to its end without the GIL; Ctrl-C (a pending
-/// `KeyboardInterrupt`, or any exception a signal handler raises) drops it and raises. The
+/// `KeyboardInterrupt`, or any exception a signal handler raises) or `cancel` (set by an
+/// awaiting task that was cancelled: signals reach only the main thread) drops it and raises. The
 /// future is made and driven on the calling thread (it need not be `Send`).
-fn block_on<M, F, T>(py: Python<'_>, make: M) -> PyResult<T>
+fn block_on<M, F, T>(py: Python<'_>, cancel: Option<Py<Cancel>>, make: M) -> PyResult<T>
 where
     M: FnOnce() -> F + Send,
     F: Future<Output = T>,
@@ -70,6 +71,11 @@ where
             let signals = async {
                 loop {
                     tokio::time::sleep(SIGNAL_POLL).await;
+                    if cancel.as_ref().is_some_and(|c| c.get().is_set()) {
+                        return pyo3::exceptions::asyncio::CancelledError::new_err(
+                            "the call was cancelled",
+                        );
+                    }
                     if let Err(e) = Python::attach(check_signals) {
                         return e;
                     }
@@ -81,6 +87,31 @@ where
             }
         })
     })
+}
+
+/// Set from Python to stop a call running on a worker thread (the task awaiting it was
+/// cancelled): the call's future is dropped at the next poll, which stops a command agent's
+/// process and an HTTP request in flight.
+#[pyclass(name = "Cancel", module = "rectify._native", frozen)]
+#[derive(Default)]
+struct Cancel(std::sync::atomic::AtomicBool);
+
+#[pymethods]
+impl Cancel {
+    #[new]
+    fn new() -> Self {
+        Cancel::default()
+    }
+
+    /// Stops the call.
+    fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether `cancel()` was called.
+    fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// Runs Python's signal handlers (a named function: the method path does not satisfy
@@ -554,8 +585,9 @@ fn run_task<'py>(
     client: &Client,
     task: &Task,
     raised: &Raised,
+    cancel: Option<Py<Cancel>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let outcome = block_on(py, || client.run(task));
+    let outcome = block_on(py, cancel, || client.run(task));
     if let Some(e) = raised.take() {
         return Err(e);
     }
@@ -565,7 +597,7 @@ fn run_task<'py>(
 /// `rectify.validate_with_retry`'s engine: `execute(feedback)` is the model; returns the
 /// outcome dict ([`outcome_to_py`]).
 #[pyfunction]
-#[pyo3(signature = (execute, schema=None, *, max_attempts=3, feedback="prefix", rules=None, refs=None, validate=None, unsafe_=false, prompt=String::new()))]
+#[pyo3(signature = (execute, schema=None, *, max_attempts=3, feedback="prefix", rules=None, refs=None, validate=None, unsafe_=false, prompt=String::new(), cancel=None))]
 #[allow(clippy::too_many_arguments)]
 fn validate_with_retry<'py>(
     py: Python<'py>,
@@ -578,6 +610,7 @@ fn validate_with_retry<'py>(
     validate: Option<Py<PyAny>>,
     unsafe_: bool,
     prompt: String,
+    cancel: Option<Py<Cancel>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut args = LoopArgs::new(
         prompt,
@@ -613,7 +646,7 @@ fn validate_with_retry<'py>(
     };
     let client = args.configure(Client::new(model));
     let task = args.task(&raised);
-    run_task(py, &client, &task, &raised)
+    run_task(py, &client, &task, &raised, cancel)
 }
 
 /// A client over a provider chosen as `rectify ask` chooses it.
@@ -660,7 +693,7 @@ impl NativeClient {
     }
 
     /// One run of the loop: the outcome dict.
-    #[pyo3(signature = (prompt, schema=None, *, system=None, max_attempts=3, feedback=None, rules=None, refs=None, validate=None, unsafe_=false))]
+    #[pyo3(signature = (prompt, schema=None, *, system=None, max_attempts=3, feedback=None, rules=None, refs=None, validate=None, unsafe_=false, cancel=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -674,6 +707,7 @@ impl NativeClient {
         refs: Option<&Bound<'py, PyDict>>,
         validate: Option<Py<PyAny>>,
         unsafe_: bool,
+        cancel: Option<Py<Cancel>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut args = LoopArgs::new(
             prompt,
@@ -689,7 +723,7 @@ impl NativeClient {
         let raised = Arc::new(Raised::default());
         let client = args.configure(self.client.clone());
         let task = args.task(&raised);
-        run_task(py, &client, &task, &raised)
+        run_task(py, &client, &task, &raised, cancel)
     }
 
     fn __repr__(&self) -> String {
@@ -708,6 +742,16 @@ fn run_error(e: rectify::flow::RunError) -> PyErr {
         rectify::flow::RunError::Config(_) => config_error(e),
         other @ rectify::flow::RunError::Store(_) => PyRuntimeError::new_err(other.to_string()),
     }
+}
+
+/// After Ctrl-C stopped a run (its work already dropped): records it as `interrupted` and
+/// gives up its lease, as `rectify run` does, so `status` tells it is not running and `resume`
+/// continues it at once, even from this process. Returns the interruption.
+fn interrupted(store: &Store, run_id: &str, error: PyErr) -> PyErr {
+    // A failure to record it leaves the run to the stale-lease check: not worth hiding the
+    // interruption behind.
+    let _ = store.release(run_id, rectify::flow::RunStatus::Interrupted);
+    error
 }
 
 fn open_store(workdir: &std::path::Path) -> PyResult<Arc<Store>> {
@@ -732,9 +776,14 @@ fn run_workflow(
     let mut options = RunOptions::new(&workdir);
     options.inputs = inputs;
     options.max_parallel = max_parallel;
-    options.run_id = run_id;
-    let summary =
-        block_on(py, move || rectify::flow::run(wf, store, options))?.map_err(run_error)?;
+    // Named here, so an interrupted run can be recorded as such (the engine names it the same
+    // way when it is not given).
+    let run_id = run_id.unwrap_or_else(|| rectify::flow::engine::new_run_id(&wf.spec.name));
+    options.run_id = Some(run_id.clone());
+    let running = Arc::clone(&store);
+    let summary = block_on(py, None, move || rectify::flow::run(wf, running, options))
+        .map_err(|e| interrupted(&store, &run_id, e))?
+        .map_err(run_error)?;
     summary_to_py(py, &summary)
 }
 
@@ -778,9 +827,11 @@ fn resume_workflow<'py>(
     let store = open_store(&workdir)?;
     let mut options = RunOptions::new(&workdir);
     options.max_parallel = max_parallel;
-    let summary = block_on(py, move || {
-        rectify::flow::resume(store, run_id, decision, options)
-    })?
+    let running = Arc::clone(&store);
+    let summary = block_on(py, None, move || {
+        rectify::flow::resume(running, run_id, decision, options)
+    })
+    .map_err(|e| interrupted(&store, run_id, e))?
     .map_err(run_error)?;
     summary_to_py(py, &summary)
 }
@@ -813,6 +864,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_status, m)?)?;
     m.add_class::<NativeClient>()?;
     m.add_class::<Findings>()?;
+    m.add_class::<Cancel>()?;
     m.add("LOCAL_MODEL", cfg!(feature = "local"))?;
     Ok(())
 }

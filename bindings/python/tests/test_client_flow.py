@@ -6,6 +6,7 @@ import asyncio
 import os
 import stat
 from pathlib import Path
+from typing import Callable
 
 import pydantic
 import pytest
@@ -190,3 +191,77 @@ def test_ctrl_c_interrupts_a_call_blocked_in_rust(tmp_path: Path) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.monotonic() - start < 5
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped) is not running.
+    proc = Path(f"/proc/{pid}/stat")
+    return not (proc.exists() and proc.read_text().split(")")[-1].split()[0] == "Z")
+
+
+def _wait_for(check: Callable[[], bool], seconds: float = 20.0) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
+
+
+def test_cancelling_aextract_stops_the_agent(tmp_path: Path) -> None:
+    """Cancelling the task that awaits `aextract` drops the call in Rust: the command agent's
+    process is stopped, not left to run its 60 seconds on a worker thread."""
+    pidfile = tmp_path / "pid"
+    client = rectify.Client(
+        "command", command=["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]
+    )
+
+    async def main() -> None:
+        task = asyncio.ensure_future(client.aextract(Invoice, "Invoice?"))
+        while not pidfile.exists() or not pidfile.read_text().strip():
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    pid = int(pidfile.read_text())
+    assert _wait_for(lambda: not _alive(pid)), "the agent still runs after the cancellation"
+
+
+def test_an_interrupted_workflow_is_recorded_and_resumes(tmp_path: Path) -> None:
+    """Ctrl-C during a workflow (SIGALRM raising KeyboardInterrupt stands in for it) records
+    the run as interrupted, as `rectify run` does, so resuming it from the same process
+    continues it."""
+    import signal
+
+    work = workflow(tmp_path)
+    gate = tmp_path / "go"
+    (tmp_path / "agent.sh").write_text(
+        f'while [ ! -e "{gate}" ]; do sleep 0.05; done\n'
+        'echo "{\\"step\\": \\"$RECTIFY_STEP\\"}" > "$RECTIFY_STEP.json"\n'
+    )
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            rectify.run(work / "workflow.yaml", workdir=work, run_id="r9")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert rectify.status("r9", workdir=work).status == "interrupted"
+    gate.write_text("")
+    resumed = rectify.resume("r9", workdir=work)
+    assert resumed.status == "waiting"
+    assert resumed.step("spec").status == "done"
+    assert (work / "spec.json").exists()

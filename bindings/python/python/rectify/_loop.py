@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import sys
 from typing import (
@@ -119,6 +120,8 @@ class _Threaded:
         self.execute = execute
         self.loop = loop
         self.cancelled = False
+        self.native = _native.Cancel()
+        self.pending: Optional[concurrent.futures.Future[str]] = None
 
     def __call__(self, feedback: Optional[str]) -> str:
         import asyncio
@@ -127,8 +130,17 @@ class _Threaded:
             raise asyncio.CancelledError()
         result = self.execute(feedback)
         if hasattr(result, "__await__"):
-            return asyncio.run_coroutine_threadsafe(_awaited(result), self.loop).result()
+            self.pending = asyncio.run_coroutine_threadsafe(_awaited(result), self.loop)
+            return self.pending.result()
         return result
+
+    def cancel(self) -> None:
+        """Stops the run: the ``execute`` coroutine in flight is cancelled, no other call is
+        made, and the engine drops its work."""
+        self.cancelled = True
+        self.native.cancel()
+        if self.pending is not None:
+            self.pending.cancel()
 
 
 @overload
@@ -248,7 +260,7 @@ async def avalidate_with_retry(
 ) -> Any:
     """:func:`validate_with_retry` for async code: the engine runs on a worker thread, an
     ``async`` ``execute`` runs on the caller's event loop, and the loop stays free meanwhile.
-    Cancelling the awaiting task stops the run before the next call of ``execute``."""
+    Cancelling the awaiting task cancels the ``execute`` coroutine in flight and stops the run."""
     import asyncio
     import functools
 
@@ -265,11 +277,12 @@ async def avalidate_with_retry(
         refs=_refs(refs),
         validate=shape.validator(validators),
         unsafe_=unsafe,
+        cancel=call.native,
     )
     try:
         outcome = await loop.run_in_executor(None, run)
     except asyncio.CancelledError:
-        call.cancelled = True
+        call.cancel()
         raise
     return _finish(outcome, shape)
 
@@ -326,6 +339,7 @@ class Client:
         refs: Optional[Mapping[str, PathLike]],
         validators: Sequence[Any],
         unsafe: bool,
+        cancel: Optional[_native.Cancel] = None,
     ) -> tuple[Shape, Callable[[], Dict[str, Any]]]:
         shape = shape_of(schema)
         validate = shape.validator(validators)
@@ -341,6 +355,7 @@ class Client:
                 refs=_refs(refs),
                 validate=validate,
                 unsafe_=unsafe,
+                cancel=cancel,
             )
 
         return shape, run
@@ -435,11 +450,19 @@ class Client:
         unsafe: bool = False,
     ) -> Any:
         """:meth:`extract` for async code (the engine runs on a worker thread; the event loop
-        stays free)."""
+        stays free). Cancelling the awaiting task stops the call: a command agent's process is
+        stopped, an HTTP request dropped."""
         import asyncio
 
-        shape, run = self._args(prompt, schema, system, max_attempts, rules, refs, validators, unsafe)
-        outcome = await asyncio.get_running_loop().run_in_executor(None, run)
+        cancel = _native.Cancel()
+        shape, run = self._args(
+            prompt, schema, system, max_attempts, rules, refs, validators, unsafe, cancel
+        )
+        try:
+            outcome = await asyncio.get_running_loop().run_in_executor(None, run)
+        except asyncio.CancelledError:
+            cancel.cancel()
+            raise
         return _finish(outcome, shape)
 
 

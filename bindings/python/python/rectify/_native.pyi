@@ -31,6 +31,15 @@ def check(
 ) -> Dict[str, Any]:
     """The dict of ``rectify check --output json``."""
 
+class Cancel:
+    """Set to stop a call running on a worker thread (its awaiting task was cancelled)."""
+
+    def __init__(self) -> None: ...
+    def cancel(self) -> None:
+        """Stops the call: its future is dropped at the next poll."""
+    def is_set(self) -> bool:
+        """Whether ``cancel()`` was called."""
+
 def validate_with_retry(
     execute: Callable[[Optional[str]], str],
     schema: Any = None,
@@ -42,6 +51,7 @@ def validate_with_retry(
     validate: Optional[Callable[[Any], List[Dict[str, Any]]]] = None,
     unsafe_: bool = False,
     prompt: str = "",
+    cancel: Optional[Cancel] = None,
 ) -> Dict[str, Any]:
     """One run of the loop with ``execute`` as the model: the outcome dict."""
 
@@ -68,6 +78,7 @@ class NativeClient:
         refs: Optional[Dict[str, str]] = None,
         validate: Optional[Callable[[Any], List[Dict[str, Any]]]] = None,
         unsafe_: bool = False,
+        cancel: Optional[Cancel] = None,
     ) -> Dict[str, Any]:
         """One run of the loop: the outcome dict."""
 
