@@ -77,3 +77,47 @@ def fake_openai() -> Iterator[dict]:
         yield state
     finally:
         server.shutdown()
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[dict]:
+    """An HTTP server speaking the Anthropic Messages API (`POST /v1/messages`): text blocks,
+    a stop reason and usage. `state["answers"]` are the texts of successive messages; every
+    request is kept in `state["requests"]` with its headers."""
+    state: dict = {"answers": [], "requests": []}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            state["requests"].append(
+                {"path": self.path, "headers": dict(self.headers), "body": json.loads(body or b"{}")}
+            )
+            i = min(len(state["requests"]), len(state["answers"])) - 1
+            payload = json.dumps(
+                {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-fake",
+                    "content": [{"type": "text", "text": state["answers"][i]}],
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 12, "output_tokens": 6},
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state["base_url"] = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield state
+    finally:
+        server.shutdown()

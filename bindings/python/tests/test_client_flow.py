@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 from pathlib import Path
@@ -265,3 +266,21 @@ def test_an_interrupted_workflow_is_recorded_and_resumes(tmp_path: Path) -> None
     assert resumed.status == "waiting"
     assert resumed.step("spec").status == "done"
     assert (work / "spec.json").exists()
+
+
+def test_client_from_env_with_anthropic(fake_anthropic: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With only ANTHROPIC_API_KEY set, the client speaks the Messages API: the key in
+    `x-api-key`, the first answer's missing field fed back, the second accepted."""
+    for name in ("RECTIFY_PROVIDER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RECTIFY_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic["base_url"])
+    fake_anthropic["answers"] = ['{"number": "INV-7"}', '{"number": "INV-7", "total": 12.5}']
+    client = rectify.Client.from_env()
+    assert "anthropic" in repr(client)
+    invoice = client.extract(Invoice, "Invoice INV-7 comes to 12.50 EUR.")
+    assert (invoice.number, invoice.total) == ("INV-7", 12.5)
+    first, second = fake_anthropic["requests"]
+    assert first["path"] == "/v1/messages"
+    assert first["headers"].get("x-api-key") == "sk-ant-test"
+    assert "total" in json.dumps(second["body"]["messages"])
