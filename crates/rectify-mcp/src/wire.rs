@@ -1,143 +1,67 @@
-//! The wire formats of the tools' structured output: those of `--output json`
-//! (docs/output.md), built from the library's results.
+//! The tools' structured output: the wire formats of `--output json` (`rectify::wire`,
+//! docs/output.md), and their JSON Schemas (docs/output/), which `tools/list` shows as each
+//! tool's output schema.
 
-use rectify::{Diagnostic, Repair};
-use serde::Serialize;
-use serde_json::Value;
+use std::sync::Arc;
 
-/// One diagnostic on the wire: location fields flattened.
-#[derive(Debug, Serialize)]
-pub struct WireDiagnostic<'a> {
-    severity: rectify::Severity,
-    code: &'a str,
-    path: &'a str,
-    pointer: &'a str,
-    line: Option<usize>,
-    column: Option<usize>,
-    message: &'a str,
-    expected: Option<&'a str>,
-    received: Option<&'a str>,
-    source: &'a str,
-}
+use rmcp::model::JsonObject;
 
-impl<'a> From<&'a Diagnostic> for WireDiagnostic<'a> {
-    fn from(d: &'a Diagnostic) -> Self {
-        WireDiagnostic {
-            severity: d.severity,
-            code: &d.code,
-            path: &d.location.path,
-            pointer: &d.location.pointer,
-            line: d.location.span.map(|s| s.line),
-            column: d.location.span.map(|s| s.column),
-            message: &d.message,
-            expected: d.expected.as_deref(),
-            received: d.received.as_deref(),
-            source: &d.source,
-        }
-    }
-}
+use crate::tools::{ToolError, ToolResult, to_value};
 
-fn diagnostics(list: &[Diagnostic]) -> Vec<WireDiagnostic<'_>> {
-    list.iter().map(WireDiagnostic::from).collect()
-}
-
-/// `rectify check --output json`.
-#[derive(Debug, Serialize)]
-pub struct CheckOutput<'a> {
-    valid: bool,
-    diagnostics: Vec<WireDiagnostic<'a>>,
-    repairs: &'a [Repair],
-}
-
-impl<'a> CheckOutput<'a> {
-    /// The output for a checked document.
-    pub fn new(valid: bool, list: &'a [Diagnostic], repairs: &'a [Repair]) -> Self {
-        CheckOutput {
-            valid,
-            diagnostics: diagnostics(list),
-            repairs,
-        }
-    }
-}
-
-/// `rectify repair --output json`.
-#[derive(Debug, Serialize)]
-pub struct RepairResult<'a> {
-    valid: bool,
-    value: Option<&'a Value>,
-    diagnostics: Vec<WireDiagnostic<'a>>,
-    repairs: &'a [Repair],
-}
-
-impl<'a> RepairResult<'a> {
-    /// The output for a repaired text.
-    pub fn new(r: &'a rectify::repair::Repaired) -> Self {
-        RepairResult {
-            valid: r.is_valid(),
-            value: r.value.as_ref(),
-            diagnostics: diagnostics(&r.diagnostics),
-            repairs: &r.repairs,
-        }
-    }
-}
-
-/// `rectify run`, `resume` and `status RUN --output json`.
-pub fn run(
-    summary: &rectify::flow::RunSummary,
-    _workdir: &std::path::Path,
-) -> crate::tools::ToolResult {
-    crate::tools::to_value(summary)
+/// `rectify run`, `resume` and `status RUN --output json`; `workdir` goes into the commands
+/// that continue a waiting run.
+pub fn run(summary: &rectify::flow::RunSummary, workdir: &std::path::Path) -> ToolResult {
+    to_value(&rectify::wire::RunWire::new(
+        summary,
+        &workdir.to_string_lossy(),
+    ))
 }
 
 /// `rectify report RUN --output json`.
-pub fn report(report: &rectify::flow::Report) -> crate::tools::ToolResult {
-    crate::tools::to_value(report)
+pub fn report(report: &rectify::flow::Report) -> ToolResult {
+    rectify::wire::report(report).map_err(|e| ToolError::new(format!("cannot serialise: {e}")))
 }
 
-/// `rectify ask --output json`.
-pub fn ask(outcome: &rectify::engine::Outcome) -> crate::tools::ToolResult {
-    use rectify::engine::Outcome;
-    let (status, value, list, repairs): (&str, Option<&Value>, &[Diagnostic], &[Repair]) =
-        match outcome {
-            Outcome::Valid {
-                value,
-                warnings,
-                repairs,
-                ..
-            } => ("valid", Some(value), warnings, repairs),
-            Outcome::Exhausted {
-                best, diagnostics, ..
-            } => (
-                "exhausted",
-                best.as_ref().and_then(|b| b.value.as_ref()),
-                diagnostics,
-                &[],
-            ),
-            Outcome::Refused { .. } => ("refused", None, &[], &[]),
-            _ => ("provider_failed", None, &[], &[]),
-        };
-    crate::tools::to_value(
-        &serde_json::json!({"status": status, "value": value, "diagnostics": diagnostics(list), "repairs": repairs}),
-    )
+/// The output schemas of the tools whose answer has one shape.
+pub mod schemas {
+    /// `check`.
+    pub const CHECK: &str = include_str!("../../../docs/output/check.schema.json");
+    /// `repair`.
+    pub const REPAIR: &str = include_str!("../../../docs/output/repair.schema.json");
+    /// `ask`.
+    pub const ASK: &str = include_str!("../../../docs/output/ask.schema.json");
+    /// `resume` (and `run` when it waits, `status` of one run).
+    pub const RUN: &str = include_str!("../../../docs/output/run.schema.json");
+    /// `report`.
+    pub const REPORT: &str = include_str!("../../../docs/output/report.schema.json");
 }
 
-/// `rectify status --output json` (the list of runs).
-#[derive(Debug, Serialize)]
-pub struct RunList<'a> {
-    runs: Vec<Value>,
-    #[serde(skip)]
-    _marker: std::marker::PhantomData<&'a ()>,
+/// A schema of [`schemas`] as a tool's output schema (without `$schema`: clients compile it
+/// with their own draft). An unreadable one is empty, which accepts anything (the unit test
+/// below reads them all).
+pub fn output_schema(text: &str) -> Arc<JsonObject> {
+    let mut schema: JsonObject = serde_json::from_str(text).unwrap_or_default();
+    schema.remove("$schema");
+    Arc::new(schema)
 }
 
-impl<'a> RunList<'a> {
-    /// The list.
-    pub fn new(runs: &'a [rectify::flow::store::RunRecord]) -> Self {
-        RunList {
-            runs: runs
-                .iter()
-                .map(|r| serde_json::json!({"id": r.id, "workflow": r.workflow, "status": r.status.as_str()}))
-                .collect(),
-            _marker: std::marker::PhantomData,
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn every_output_schema_is_an_object_schema() {
+        for text in [
+            schemas::CHECK,
+            schemas::REPAIR,
+            schemas::ASK,
+            schemas::RUN,
+            schemas::REPORT,
+        ] {
+            let schema = output_schema(text);
+            assert_eq!(schema["type"], "object", "{text}");
+            assert!(!schema.contains_key("$schema"));
         }
     }
 }

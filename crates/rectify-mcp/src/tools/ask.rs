@@ -8,8 +8,8 @@ use rectify::provider::spec::ProviderChoice;
 use tokio_util::sync::CancellationToken;
 
 use super::schemas::AskParams;
-use super::{Reporter, ToolError, ToolResult};
-use crate::{Root, Server, config, wire};
+use super::{Reporter, ToolError, ToolResult, to_value};
+use crate::{Root, Server, config};
 
 /// At most this many model calls per `ask`, whatever the client asks.
 const MAX_ATTEMPTS: u32 = 10;
@@ -71,7 +71,7 @@ async fn ask_here(
         outcome = engine.run(&task) => outcome,
         () = ct.cancelled() => return Err(ToolError::new("cancelled: no answer")),
     };
-    wire::ask(&outcome)
+    to_value(&rectify::wire::AskWire::new(&outcome))
 }
 
 /// The prompt, the schema and the rules, read beneath the root.

@@ -6,8 +6,8 @@ use rectify::repair::RepairOptions;
 
 use super::schemas::{CheckParams, RepairParams};
 use super::{ToolError, ToolResult, to_value};
-use crate::wire::{CheckOutput, RepairResult};
 use crate::{Root, config};
+use rectify::wire::{CheckWire, RepairWire};
 
 /// The document's name (for format detection) and bytes: `file` beneath the root, or
 /// `content`.
@@ -43,16 +43,12 @@ pub fn check(root: &Root, p: &CheckParams) -> ToolResult {
             let judged = judge
                 .with_reading(rectify::Reading::File, Some(format))
                 .validate(&text);
-            to_value(&CheckOutput::new(
-                judged.is_valid(),
-                &judged.diagnostics,
-                &judged.repairs,
-            ))
+            to_value(&CheckWire::from_judgement(&judged))
         }
         Err(e) => {
             // Invalid UTF-8 is reported where it is, by the strict reader.
             let parsed = rectify::parse::read_bytes(e.into_bytes(), format, &limits);
-            to_value(&CheckOutput::new(false, &parsed.diagnostics, &[]))
+            to_value(&CheckWire::new(false, &parsed.diagnostics, &[]))
         }
     }
 }
@@ -76,5 +72,5 @@ pub fn repair(root: &Root, p: &RepairParams) -> ToolResult {
         options = options.with_schema(config::document(root, given, "schema", &limits)?.0.value);
     }
     let repaired = rectify::repair::repair_bytes(&bytes, &options);
-    to_value(&RepairResult::new(&repaired))
+    to_value(&RepairWire::from(&repaired))
 }

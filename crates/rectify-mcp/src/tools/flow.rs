@@ -181,7 +181,7 @@ pub fn status(root: &Root, p: &StatusParams) -> ToolResult {
             Some(store) => observed(&store)?,
             None => Vec::new(),
         };
-        return to_value(&wire::RunList::new(&runs));
+        return to_value(&rectify::wire::RunListWire::new(&runs));
     };
     let store = existing_store(&dir, run)?;
     match RunSummary::find(&store, run).map_err(store_error)? {

@@ -77,6 +77,7 @@ impl Server {
     /// Checks a document without changing it.
     #[tool(
         description = "Check a document (a file beneath the server's root, or inline `content`) against JSON Schemas and a rules file without changing it. Answers with `rectify check --output json`: {valid, diagnostics, repairs}; every diagnostic has a path, line, column, code and message.",
+        output_schema = crate::wire::output_schema(crate::wire::schemas::CHECK),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn check(
@@ -90,6 +91,7 @@ impl Server {
     /// Repairs model output.
     #[tool(
         description = "Extract the payload of model output (a file beneath the root, or inline `content`) and repair it deterministically (trailing commas, quotes, comments, fences, truncation...), every repair recorded. Answers with `rectify repair --output json`: {valid, value, diagnostics, repairs}.",
+        output_schema = crate::wire::output_schema(crate::wire::schemas::REPAIR),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn repair(
@@ -103,6 +105,7 @@ impl Server {
     /// Asks the configured provider for JSON that satisfies a schema.
     #[tool(
         description = "Ask the server's configured model or agent for JSON that satisfies a schema (and rules): each answer is repaired and checked, and the problems are sent back until it is valid or the attempts run out. Reports progress per attempt; cancellable. Answers with `rectify ask --output json`.",
+        output_schema = crate::wire::output_schema(crate::wire::schemas::ASK),
         annotations(read_only_hint = false, open_world_hint = true)
     )]
     async fn ask(
@@ -152,6 +155,7 @@ impl Server {
     /// A person's decision on a paused run.
     #[tool(
         description = "Continue a run that waits for a person: `approve`, `reject` (with `feedback` for the producer), `edit` (replace outputs with files beneath the root), or `continue` (after an interruption). Reports progress; answers like `run` when the run ends or pauses again.",
+        output_schema = crate::wire::output_schema(crate::wire::schemas::RUN),
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -172,6 +176,7 @@ impl Server {
     /// The whole record of a run.
     #[tool(
         description = "The whole record of a run as JSON (`rectify report RUN --output json`): every step with its attempts and raw answers, diagnostics, repairs, verdicts, tokens and timings, and what it waits for.",
+        output_schema = crate::wire::output_schema(crate::wire::schemas::REPORT),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn report(

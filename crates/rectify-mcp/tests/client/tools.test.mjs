@@ -35,6 +35,11 @@ function suite(name, connect) {
       const check = tools.find((t) => t.name === 'check');
       assert.ok(check.inputSchema.properties.file && check.inputSchema.properties.schema);
       assert.equal(check.annotations.readOnlyHint, true);
+      // The documented wire formats (docs/output/*.schema.json): the SDK client validates every
+      // structured result against them.
+      for (const name of ['check', 'repair', 'ask', 'resume', 'report']) {
+        assert.equal(tools.find((t) => t.name === name).outputSchema?.type, 'object', name);
+      }
     });
 
     test('check answers with the wire format of `rectify check --output json`', async () => {
