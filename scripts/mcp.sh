@@ -6,7 +6,8 @@
 #
 # Usage: scripts/mcp.sh           build rectify (if needed) and run the client tests
 #        scripts/mcp.sh --setup   only install the client's packages
-# RECTIFY_BIN=PATH uses that binary instead of building; RECTIFY_MCP_CARGO_ARGS adds cargo
+# RECTIFY_BIN=PATH uses that binary instead of building; RECTIFY_MCP_BUILT=1 uses the one
+# `cargo test --workspace` just built (scripts/test.sh); RECTIFY_MCP_CARGO_ARGS adds cargo
 # flags (e.g. `--no-default-features`, a build without llama.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +21,14 @@ if ! cmp -s "$src/package-lock.json" "$work/package-lock.json" || [ ! -d "$work/
 fi
 [ "${1:-}" = --setup ] && exit 0
 cp "$src"/*.mjs "$work/"
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$(pwd)/$target" ;; esac
 if [ -z "${RECTIFY_BIN:-}" ]; then
-    # shellcheck disable=SC2086
-    cargo build --locked -q -p rectify-cli ${RECTIFY_MCP_CARGO_ARGS:-}
-    RECTIFY_BIN="$(pwd)/${CARGO_TARGET_DIR:-target}/debug/rectify"
+    if [ -z "${RECTIFY_MCP_BUILT:-}" ]; then
+        # shellcheck disable=SC2086
+        cargo build --locked -q -p rectify-cli ${RECTIFY_MCP_CARGO_ARGS:-}
+    fi
+    RECTIFY_BIN="$target/debug/rectify"
 fi
 export RECTIFY_BIN
 # The README's MCP configuration is what the configuration test reads.
