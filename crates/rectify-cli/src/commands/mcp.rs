@@ -20,12 +20,12 @@ pub fn run(args: &McpArgs) -> Result<ExitStatus> {
         .build()
         .context("cannot start the async runtime")?;
     let served = runtime.block_on(async {
-        match &args.http {
-            Some(given) => http(server, given).await,
-            None => tokio::select! {
-                served = rectify_mcp::serve_stdio(server) => served.map_err(Into::into),
-                _ = super::run::interrupted() => Ok(()),
-            },
+        if let Some(given) = &args.http {
+            return http(server, given).await;
+        }
+        tokio::select! {
+            served = rectify_mcp::serve_stdio(server) => served.map_err(Into::into),
+            _ = super::run::interrupted() => Ok(()),
         }
     });
     // Runs left in the background stop with the server (their agents are killed); `resume`
