@@ -23,20 +23,19 @@ const schema = {
       tags: { type: 'array', items: { type: 'string' } } } } } },
 };
 const records = [];
-let size = 0;
-for (let i = 0; size < 1 << 20; i++) {
-  const r = { id: `r${i}`, name: `record number ${i}`, score: i === 700 ? 'high' : i / 4, tags: ['alpha', 'beta', `t${i % 13}`] };
-  records.push(r);
-  size += JSON.stringify(r, null, 2).length + 8;
+const render = () => JSON.stringify({ records }, null, 2);
+for (let i = 0; i % 100 !== 0 || render().length < 1 << 20; i++) {
+  records.push({ id: `r${i}`, name: `record number ${i}`, score: i === 700 ? 'high' : i / 4, tags: ['alpha', 'beta', `t${i % 13}`] });
 }
-const doc = JSON.stringify({ records }, null, 2);
+const doc = render();
 fs.writeFileSync(path.join(dir, 'doc.json'), doc);
 fs.writeFileSync(path.join(dir, 'schema.json'), JSON.stringify(schema));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rss = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024;
 
-const transport = new StdioClientTransport({ command: BIN, args: ['mcp', '--root', dir] });
+// The whole environment (the SDK passes only a few variables by default), as a shell would.
+const transport = new StdioClientTransport({ command: BIN, args: ['mcp', '--root', dir], env: { ...process.env } });
 const client = new Client({ name: 'bench', version: '1.0.0' });
 await client.connect(transport);
 await client.listTools();
