@@ -47,4 +47,5 @@ else
 fi
 # The Python package's build tool (maturin, pinned, into target/python/tools; PyPI).
 scripts/python.sh --setup
+scripts/mcp.sh --setup   # the MCP client tests' npm packages (pinned), into target/mcp
 echo "setup: done"

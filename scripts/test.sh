@@ -27,3 +27,4 @@ echo "== fuzz targets, smoke run"
 scripts/fuzz_smoke.sh 5
 echo "== python package (scripts/python.sh)"
 scripts/python.sh
+echo "== MCP server with the official TypeScript SDK client (scripts/mcp.sh)"; RECTIFY_MCP_BUILT=1 scripts/mcp.sh

@@ -6,12 +6,14 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod ask;
 mod check;
+mod mcp;
 mod repair;
 mod report;
 mod run;
 
 pub use ask::AskArgs;
 pub use check::CheckArgs;
+pub use mcp::McpArgs;
 pub use repair::{RepairArgs, RepairOutput};
 pub use report::{ReportArgs, ReportFormat, RunsArgs, RunsCommand};
 pub use run::{ResumeArgs, RunArgs, ServeArgs, StatusArgs};
@@ -74,6 +76,14 @@ pub enum Command {
     ///
     /// Runs until Ctrl-C or SIGTERM. Exit status: 0, or 2 when it cannot listen.
     Serve(ServeArgs),
+    /// Serve rectify to coding agents over the Model Context Protocol: the tools `check`,
+    /// `repair`, `ask`, `run`, `status`, `resume` and `report`, the runs as resources, and a
+    /// "fix these diagnostics" prompt, confined to `--root`.
+    ///
+    /// Standard input and output by default (the agent starts `rectify mcp`), or Streamable
+    /// HTTP with `--http ADDR` (loopback unless a host is given). Exit status: 0 when the client
+    /// closes the connection, 2 when the root or the address cannot be used.
+    Mcp(McpArgs),
 }
 
 /// How results are printed.

@@ -3,6 +3,7 @@
 mod ask;
 mod backend;
 mod check;
+mod mcp;
 mod repair;
 mod report;
 mod run;
@@ -27,5 +28,6 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Report(args) => report::run(&args),
         Command::Runs(args) => runs::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
     }
 }
