@@ -188,9 +188,11 @@ fn start<'env>(
 #[napi(ts_return_type = "Promise<string>")]
 pub fn validate_with_retry<'env>(
     env: &'env Env,
-    execute: Execute,
+    #[napi(ts_arg_type = "(feedback: string | null) => Promise<string>")] execute: Execute,
     options: NativeLoopOptions,
-    validate: Option<Validate>,
+    #[napi(ts_arg_type = "((value: string) => string) | undefined | null")] validate: Option<
+        Validate,
+    >,
     cancel: Option<&Cancel>,
 ) -> napi::Result<PromiseRaw<'env, String>> {
     let execute = Arc::new(execute);
@@ -270,7 +272,9 @@ impl NativeClient {
         &self,
         env: &'env Env,
         options: NativeLoopOptions,
-        validate: Option<Validate>,
+        #[napi(ts_arg_type = "((value: string) => string) | undefined | null")] validate: Option<
+            Validate,
+        >,
         cancel: Option<&Cancel>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
         start(env, self.client.clone(), &options, validate, cancel)
