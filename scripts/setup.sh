@@ -47,4 +47,6 @@ else
 fi
 # The Python package's build tool (maturin, pinned, into target/python/tools; PyPI).
 scripts/python.sh --setup
+# The Node package's build tools (@napi-rs/cli and typescript, pinned, into target/node/tools; npm).
+scripts/node.sh --setup
 echo "setup: done"

@@ -27,3 +27,5 @@ echo "== fuzz targets, smoke run"
 scripts/fuzz_smoke.sh 5
 echo "== python package (scripts/python.sh)"
 scripts/python.sh
+echo "== node package (scripts/node.sh)"
+scripts/node.sh

@@ -86,7 +86,7 @@ export interface Attempt {
   diagnostics: Diagnostic[];
   /** The repairs applied to it. */
   repairs: Repair[];
-  /** The feedback this call was given (`null` for the first). */
+  /** The feedback on this answer, sent with the next call (`null` when there was none). */
   feedback: string | null;
   /** How long the call took, in milliseconds. */
   latency_ms: number;
