@@ -166,7 +166,7 @@ fn configure(mut client: Client, options: &NativeLoopOptions) -> napi::Result<Cl
     Ok(client)
 }
 
-/// Runs the loop on the runtime: a promise of the outcome's JSON text ([`wire::outcome`]),
+/// Runs the loop on the runtime: a promise of the outcome's JSON text (`rectify ask --output json`),
 /// rejected with `code: "Cancelled"` when `cancel` is cancelled first.
 fn start<'env>(
     env: &'env Env,
@@ -178,7 +178,7 @@ fn start<'env>(
     let client = configure(client, options)?;
     let task = build_task(options, validate)?;
     let done = off_thread(
-        move || async move { Ok(wire::outcome(&client.run(&task).await).to_string()) },
+        move || async move { wire::outcome(&client.run(&task).await) },
         cancel.map(Cancel::receiver),
     )?;
     env.spawn_future(done)

@@ -12,9 +12,8 @@ use rectify::flow::{Decision, RunError, RunOptions, RunSummary, Store};
 use crate::config::{config_error, failure};
 use crate::off_thread;
 
-fn summary_json(summary: &RunSummary) -> napi::Result<String> {
-    serde_json::to_string(summary)
-        .map_err(|e| failure(format!("cannot convert the run summary: {e}")))
+fn summary_json(summary: &RunSummary, workdir: &Path) -> napi::Result<String> {
+    crate::wire::run(summary, &workdir.to_string_lossy())
 }
 
 fn run_error(e: RunError) -> napi::Error {
@@ -43,13 +42,14 @@ pub struct NativeRunOptions {
     pub max_parallel: Option<u32>,
 }
 
-/// Loads and runs a workflow: a promise of the run summary's JSON text.
+/// Loads and runs a workflow: a promise of the JSON text of `rectify run --output
+/// json`.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn run_workflow<'env>(
-    env: &'env Env,
+pub fn run_workflow(
+    env: &Env,
     workflow: String,
     options: NativeRunOptions,
-) -> napi::Result<PromiseRaw<'env, String>> {
+) -> napi::Result<PromiseRaw<'_, String>> {
     let wf = rectify::flow::load(Path::new(&workflow)).map_err(config_error)?;
     let workdir = PathBuf::from(&options.workdir);
     let store = open_store(&workdir)?;
@@ -65,7 +65,7 @@ pub fn run_workflow<'env>(
             let summary = rectify::flow::run(wf, store, run)
                 .await
                 .map_err(run_error)?;
-            summary_json(&summary)
+            summary_json(&summary, &workdir)
         },
         None,
     )?;
@@ -89,13 +89,14 @@ pub struct NativeResumeOptions {
     pub max_parallel: Option<u32>,
 }
 
-/// Continues a run with a decision: a promise of the run summary's JSON text.
+/// Continues a run with a decision: a promise of the JSON text of `rectify run --output
+/// json`.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn resume_workflow<'env>(
-    env: &'env Env,
+pub fn resume_workflow(
+    env: &Env,
     run_id: String,
     options: NativeResumeOptions,
-) -> napi::Result<PromiseRaw<'env, String>> {
+) -> napi::Result<PromiseRaw<'_, String>> {
     let step = options.step;
     let decision = match options.decision.as_str() {
         "continue" => Decision::Continue,
@@ -134,14 +135,15 @@ pub fn resume_workflow<'env>(
             let summary = rectify::flow::resume(store, &run_id, decision, run)
                 .await
                 .map_err(run_error)?;
-            summary_json(&summary)
+            summary_json(&summary, &workdir)
         },
         None,
     )?;
     env.spawn_future(done)
 }
 
-/// The summary of a run as JSON text, `null` when the store has no such run.
+/// The summary of a run as the JSON text of `rectify status RUN --output json`, `null` when the
+/// store has no such run.
 #[napi]
 pub fn run_status(run_id: String, workdir: String) -> napi::Result<Option<String>> {
     let Some(store) = Store::open_existing(Path::new(&workdir))
@@ -151,5 +153,8 @@ pub fn run_status(run_id: String, workdir: String) -> napi::Result<Option<String
     };
     let summary = RunSummary::find(&store, &run_id)
         .map_err(|e| failure(format!("cannot read the run store: {e}")))?;
-    summary.as_ref().map(summary_json).transpose()
+    summary
+        .as_ref()
+        .map(|s| summary_json(s, Path::new(&workdir)))
+        .transpose()
 }

@@ -13,6 +13,10 @@
 //!   called back on it through threadsafe functions;
 //! - results cross as one JSON text each (see [`wire`]).
 
+// napi's macros register the exports only outside `cfg(test)`: the test build of this crate
+// sees them as unused.
+#![cfg_attr(test, allow(dead_code))]
+
 use napi::bindgen_prelude::{Buffer, Either};
 use napi_derive::napi;
 use rectify::Format;
@@ -132,8 +136,8 @@ pub struct NativeRepairOptions {
     pub format: Option<String>,
 }
 
-/// Repairs a model's text: the JSON text of `{valid, value, diagnostics, repairs}` (`value` is
-/// `null` when nothing could be recovered).
+/// Repairs a model's text: the JSON text of `rectify repair --output json` (`{valid, value,
+/// diagnostics, repairs}`; `value` is `null` when nothing could be recovered).
 #[napi]
 pub fn repair(
     text: Either<String, Buffer>,
@@ -153,13 +157,12 @@ pub fn repair(
         Either::A(s) => rectify::repair::repair_to_json(s, &opts),
         Either::B(b) => rectify::repair::repair_bytes_to_json(b, &opts, JsonStyle::Compact),
     };
-    let diagnostics = wire::diagnostics(&repaired.diagnostics).to_string();
-    let repairs = wire::repairs(&repaired.repairs).to_string();
-    let value = repaired.json.as_deref().unwrap_or("null");
-    Ok(format!(
-        r#"{{"valid":{},"value":{value},"diagnostics":{diagnostics},"repairs":{repairs}}}"#,
-        repaired.is_valid()
-    ))
+    wire::repair(
+        repaired.is_valid(),
+        repaired.json.as_deref(),
+        &repaired.diagnostics,
+        &repaired.repairs,
+    )
 }
 
 /// Options of [`check_text`] and [`check_value`].
@@ -186,12 +189,8 @@ fn checker_of(options: &NativeCheckOptions) -> napi::Result<rectify::check::Chec
     )
 }
 
-fn check_json(valid: bool, diagnostics: &[rectify::Diagnostic]) -> String {
-    serde_json::json!({"valid": valid, "diagnostics": wire::diagnostics(diagnostics)}).to_string()
-}
-
 /// Checks a document given as text (with line and column in its diagnostics): the JSON text of
-/// `{valid, diagnostics}`.
+/// `rectify check --output json` (`{valid, diagnostics, repairs}`).
 #[napi]
 pub fn check_text(text: String, options: NativeCheckOptions) -> napi::Result<String> {
     let checker = checker_of(&options)?;
@@ -205,16 +204,16 @@ pub fn check_text(text: String, options: NativeCheckOptions) -> napi::Result<Str
         diagnostics.extend(checker.check(doc));
     }
     let valid = parsed.document.is_some() && !wire::has_error(&diagnostics);
-    Ok(check_json(valid, &diagnostics))
+    wire::check(valid, &diagnostics)
 }
 
-/// Checks a value (given as JSON text): the JSON text of `{valid, diagnostics}`.
+/// Checks a value (given as JSON text): the JSON text of `rectify check --output json`.
 #[napi]
 pub fn check_value(json: String, options: NativeCheckOptions) -> napi::Result<String> {
     let checker = checker_of(&options)?;
     let value = parse_json(&json, "value")?;
     let diagnostics = checker.check_value(&value);
-    Ok(check_json(!wire::has_error(&diagnostics), &diagnostics))
+    wire::check(!wire::has_error(&diagnostics), &diagnostics)
 }
 
 /// Whether this build has the embedded model (the `local` feature).

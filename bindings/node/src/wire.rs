@@ -1,61 +1,54 @@
-//! The JSON shapes handed to JavaScript: diagnostics and repairs as `rectify check --output
-//! json` prints them (`docs/output/*.schema.json`), and the outcome of a run of the loop. Every
-//! result crosses into JavaScript as one JSON text (`JSON.parse` builds the objects faster
-//! than setting their properties one by one through N-API).
+//! The JSON handed to JavaScript: the facade's wire types (`rectify::wire`, what `rectify …
+//! --output json` prints and the Python package returns), serialised to text. Every result
+//! crosses into JavaScript as one JSON text: `JSON.parse` builds the objects faster than
+//! setting their properties one by one through N-API.
 
 use rectify::engine::Outcome;
-use rectify::{Applicability, Diagnostic, Location, Repair, Severity};
-use serde_json::{Map, Value, json};
+use rectify::flow::RunSummary;
+use rectify::wire::{AskWire, CheckWire, DiagnosticWire, RunWire};
+use rectify::{Diagnostic, Location, Repair, Severity};
+use serde::Serialize;
+use serde_json::Value;
 
-/// A diagnostic in the wire shape (`severity`, `code`, `path`, `pointer`, `line`, `column`,
-/// `message`, `expected`, `received`, `source`).
-pub fn diagnostic(d: &Diagnostic) -> Value {
-    json!({
-        "severity": d.severity.to_string(),
-        "code": d.code,
-        "path": d.location.path,
-        "pointer": d.location.pointer,
-        "line": d.location.span.map(|s| s.line),
-        "column": d.location.span.map(|s| s.column),
-        "message": d.message,
-        "expected": d.expected,
-        "received": d.received,
-        "source": d.source,
-    })
+use crate::config::failure;
+
+fn text<T: Serialize + ?Sized>(wire: &T) -> napi::Result<String> {
+    serde_json::to_string(wire).map_err(|e| failure(format!("cannot write the result: {e}")))
 }
 
-/// Diagnostics in the wire shape.
-pub fn diagnostics(ds: &[Diagnostic]) -> Value {
-    Value::Array(ds.iter().map(diagnostic).collect())
+/// `rectify check --output json` ([`CheckWire`]): `{valid, diagnostics, repairs}`.
+pub fn check(valid: bool, diagnostics: &[Diagnostic]) -> napi::Result<String> {
+    text(&CheckWire::new(valid, diagnostics, &[]))
 }
 
-/// Repairs in the wire shape (`code`, `location`, `before`, `after`, `applicability`).
-pub fn repairs(rs: &[Repair]) -> Value {
-    Value::Array(
-        rs.iter()
-            .map(|r| {
-                let mut location = Map::new();
-                location.insert("pointer".into(), r.location.pointer.clone().into());
-                location.insert("path".into(), r.location.path.clone().into());
-                if let Some(s) = r.location.span {
-                    location.insert(
-                        "span".into(),
-                        json!({"start": s.start, "end": s.end, "line": s.line, "column": s.column}),
-                    );
-                }
-                json!({
-                    "code": r.code,
-                    "location": location,
-                    "before": r.before,
-                    "after": r.after,
-                    "applicability": match r.applicability {
-                        Applicability::Safe => "safe",
-                        Applicability::Unsafe => "unsafe",
-                    },
-                })
-            })
-            .collect(),
-    )
+/// `rectify repair --output json` (the fields of [`rectify::wire::RepairWire`]): `{valid,
+/// value, diagnostics, repairs}`, with the value's JSON text put in as the repair wrote it
+/// (no `serde_json::Value` of a large document is built).
+pub fn repair(
+    valid: bool,
+    value_json: Option<&str>,
+    diagnostics: &[Diagnostic],
+    repairs: &[Repair],
+) -> napi::Result<String> {
+    let diagnostics: Vec<DiagnosticWire<'_>> =
+        diagnostics.iter().map(DiagnosticWire::from).collect();
+    Ok(format!(
+        r#"{{"valid":{valid},"value":{},"diagnostics":{},"repairs":{}}}"#,
+        value_json.unwrap_or("null"),
+        text(&diagnostics)?,
+        text(repairs)?,
+    ))
+}
+
+/// `rectify ask --output json` ([`AskWire`]): `status`, `value`, `diagnostics`, `repairs`,
+/// `message`, `best_attempt`, `limit`, `provider_error`, `attempts`, `totals`.
+pub fn outcome(outcome: &Outcome<Value>) -> napi::Result<String> {
+    text(&AskWire::new(outcome))
+}
+
+/// `rectify run --output json` ([`RunWire`]); `workdir` goes into the `continue` commands.
+pub fn run(summary: &RunSummary, workdir: &str) -> napi::Result<String> {
+    text(&RunWire::new(summary, workdir))
 }
 
 /// A problem a JavaScript validator reported (`message`, and optionally `pointer`, `code`,
@@ -73,81 +66,6 @@ pub fn diagnostic_from_js(v: &Value) -> Diagnostic {
     d.expected = text("expected");
     d.received = text("received");
     d
-}
-
-/// An outcome: `status` (`valid`, `exhausted`, `refused`, `provider_failed`), `value`, `best`
-/// (`attempt`, `value`, `raw`, `diagnostics`), `diagnostics`, `repairs`, `message`, `config`
-/// (a provider failure that is a configuration error), `attempts` (`number`, `provider`,
-/// `model`, `raw`, `value`, `diagnostics`, `repairs`, `feedback`, `latency_ms`), `elapsed_ms`.
-pub fn outcome(outcome: &Outcome<Value>) -> Value {
-    let mut out = Map::new();
-    out.insert("status".into(), outcome.status().into());
-    out.insert("value".into(), Value::Null);
-    out.insert("best".into(), Value::Null);
-    out.insert("diagnostics".into(), Value::Array(Vec::new()));
-    out.insert("repairs".into(), Value::Array(Vec::new()));
-    out.insert("message".into(), Value::Null);
-    out.insert("config".into(), false.into());
-    match outcome {
-        Outcome::Valid {
-            value, repairs: r, ..
-        } => {
-            out.insert("value".into(), value.clone());
-            out.insert("repairs".into(), repairs(r));
-        }
-        Outcome::Exhausted {
-            best,
-            diagnostics: ds,
-            limit,
-            ..
-        } => {
-            if let Some(best) = best {
-                out.insert(
-                    "best".into(),
-                    json!({
-                        "attempt": best.attempt,
-                        "value": best.value,
-                        "raw": best.raw,
-                        "diagnostics": diagnostics(&best.diagnostics),
-                    }),
-                );
-            }
-            out.insert("diagnostics".into(), diagnostics(ds));
-            out.insert("message".into(), limit.to_string().into());
-        }
-        Outcome::Refused { message, .. } => {
-            out.insert("message".into(), message.clone().into());
-        }
-        Outcome::ProviderFailed { error, .. } => {
-            out.insert("message".into(), error.to_string().into());
-            out.insert("config".into(), error.is_config().into());
-        }
-        _ => {}
-    }
-    let ledger = outcome.ledger();
-    let attempts = ledger
-        .attempts
-        .iter()
-        .map(|a| {
-            json!({
-                "number": a.number,
-                "provider": a.provider,
-                "model": a.model,
-                "raw": a.raw,
-                "value": a.report.value,
-                "diagnostics": diagnostics(&a.report.diagnostics),
-                "repairs": repairs(&a.report.repairs),
-                "feedback": a.feedback,
-                "latency_ms": a.latency.as_secs_f64() * 1000.0,
-            })
-        })
-        .collect();
-    out.insert("attempts".into(), Value::Array(attempts));
-    out.insert(
-        "elapsed_ms".into(),
-        (ledger.totals.elapsed.as_secs_f64() * 1000.0).into(),
-    );
-    Value::Object(out)
 }
 
 /// True when `ds` holds an error (not only warnings).

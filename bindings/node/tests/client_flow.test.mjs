@@ -194,3 +194,10 @@ test("workflow errors are ConfigErrors", async () => {
   await run(join(work, "workflow.yaml"), { workdir: work, runId: "r3" });
   await assert.rejects(run(join(work, "workflow.yaml"), { workdir: work, runId: "r3" }), ConfigError);
 });
+
+test("a waiting run's summary is the CLI's: diagnostics in the check shape, continue commands", async () => {
+  const work = workflow();
+  const summary = await run(join(work, "workflow.yaml"), { workdir: work, runId: "r4" });
+  assert.ok(summary.waiting.continue.some((c) => c.includes("rectify resume r4") && c.includes("--approve")), summary.waiting.continue.join("\n"));
+  assert.equal(summary.waiting.best, null);
+});

@@ -59,7 +59,7 @@ test("check of a value against a Zod schema runs its refinements", () => {
   const Range = z
     .object({ min: z.number(), max: z.number() })
     .refine((r) => r.min <= r.max, { message: "min must not exceed max", path: ["min"] });
-  assert.deepEqual(check({ min: 1, max: 2 }, { schema: Range }), { valid: true, diagnostics: [] });
+  assert.deepEqual(check({ min: 1, max: 2 }, { schema: Range }), { valid: true, diagnostics: [], repairs: [] });
   const bad = check({ min: 3, max: 2 }, { schema: Range });
   assert.equal(bad.valid, false);
   assert.equal(bad.diagnostics[0].message, "min must not exceed max");

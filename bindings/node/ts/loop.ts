@@ -73,17 +73,26 @@ export interface RetryOptions<S extends Schema> extends CheckOptions<S> {
   feedback?: FeedbackMode;
 }
 
-/** The outcome the native loop returns (JSON). */
+/** The outcome the native loop returns: the JSON of `rectify ask --output json`. */
 interface NativeOutcome {
   status: "valid" | "exhausted" | "refused" | "provider_failed" | string;
+  /** The accepted value, or the best candidate's. */
   value: unknown;
-  best: Candidate | null;
+  /** The accepted value's warnings, or the best candidate's problems. */
   diagnostics: Diagnostic[];
   repairs: Repair[];
   message: string | null;
-  config: boolean;
+  best_attempt: number | null;
+  provider_error: { kind: string; message: string } | null;
   attempts: Attempt[];
-  elapsed_ms: number;
+}
+
+/** The best candidate of an outcome that is not valid. */
+function bestOf(outcome: NativeOutcome): Candidate | null {
+  const n = outcome.best_attempt;
+  if (n === null) return null;
+  const attempt = outcome.attempts.find((a) => a.number === n);
+  return { attempt: n, value: outcome.value, raw: attempt?.raw ?? "", diagnostics: outcome.diagnostics };
 }
 
 /** What the caller's code threw during a run (kept, and thrown again when the run ends). */
@@ -135,13 +144,14 @@ function finish(outcome: NativeOutcome, shape: Shape): unknown {
   const { status, attempts } = outcome;
   if (status === "valid") return finalValue(shape, outcome.value);
   if (status === "exhausted") {
+    const best = bestOf(outcome);
     let message = outcome.message ?? "no valid answer";
     const lines = errorLines(outcome.diagnostics);
-    if (outcome.best && lines) {
-      message += `; the best answer (attempt ${outcome.best.attempt}) still has problems:${lines}`;
+    if (best && lines) {
+      message += `; the best answer (attempt ${best.attempt}) still has problems:${lines}`;
     }
     throw new ExhaustedError(message, {
-      best: outcome.best,
+      best,
       diagnostics: outcome.diagnostics,
       attempts,
     });
@@ -150,7 +160,7 @@ function finish(outcome: NativeOutcome, shape: Shape): unknown {
     throw new RefusedError(`the model refused to answer: ${outcome.message ?? ""}`, attempts);
   }
   if (status === "provider_failed") {
-    if (outcome.config) throw new ConfigError(outcome.message ?? "the provider is misconfigured");
+    if (outcome.provider_error?.kind === "config") throw new ConfigError(outcome.message ?? "the provider is misconfigured");
     throw new ProviderError(outcome.message ?? "the provider failed", attempts);
   }
   throw new ConfigError(`the run ended as \`${status}\`, which this version does not know`);

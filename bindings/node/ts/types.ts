@@ -68,28 +68,48 @@ export interface CheckResult {
   valid: boolean;
   /** Every problem found. */
   diagnostics: Diagnostic[];
+  /** Repairs made before the check (none: `check` reads the document as it is). */
+  repairs: Repair[];
 }
 
-/** One call of the model in a run of the loop. */
+/** One call of the model in a run of the loop (an attempt of `rectify ask --output json`). */
 export interface Attempt {
   /** 1-based. */
   number: number;
+  /** The provider rung (0 unless a fallback provider answered). */
+  rung: number;
   /** The provider (`fn:javascript` for your own `execute`). */
   provider: string;
   /** The model the provider named. */
   model: string;
+  /** The sampling temperature, when one was set. */
+  temperature: number | null;
+  /** Why the model stopped (`stop`, `length`, ...). */
+  finish_reason: string;
   /** The model's text, as it answered. */
   raw: string;
+  /** True when this answer passed every check. */
+  valid: boolean;
   /** The value read from it (after repairs), if any. */
   value: unknown;
   /** Its problems. */
   diagnostics: Diagnostic[];
   /** The repairs applied to it. */
   repairs: Repair[];
-  /** The feedback on this answer, sent with the next call (`null` when there was none). */
-  feedback: string | null;
+  /** Tokens in, as the provider reported them. */
+  input_tokens: number;
+  /** Tokens out. */
+  output_tokens: number;
+  /** Cost in USD, when priced. */
+  cost: number | null;
   /** How long the call took, in milliseconds. */
   latency_ms: number;
+  /** Transport retries within this call. */
+  transport_retries: number;
+  /** The feedback on this answer, sent with the next call (`null` when there was none). */
+  feedback: string | null;
+  /** Notes of the provider about this call. */
+  notices: string[];
 }
 
 /** The best answer of a run that never passed. */
@@ -107,17 +127,6 @@ export interface Candidate {
 /** The status of a workflow run. */
 export type RunStatus = "completed" | "waiting" | "failed" | "running" | "interrupted";
 
-/** A problem recorded in a run's store (the core's diagnostic: its location is an object). */
-export interface RecordedDiagnostic {
-  severity: "error" | "warning";
-  code: string;
-  message: string;
-  location: { pointer: string; path: string; span?: Span | null };
-  expected?: string | null;
-  received?: string | null;
-  source?: string;
-}
-
 /** What a waiting run waits for. */
 export interface Waiting {
   /** The step. */
@@ -127,11 +136,15 @@ export interface Waiting {
   /** The question, or why the step escalated. */
   message: string | null;
   /** The problems of the best candidate. */
-  diagnostics: RecordedDiagnostic[];
+  diagnostics: Diagnostic[];
   /** The files concerned. */
   files: string[];
-  /** The best candidate answer, when the step answers. */
-  best?: string;
+  /** The best candidate answer, when the step answers (cut at 1 MiB: see `best_bytes`). */
+  best: string | null;
+  /** The whole length of `best` in bytes, when it was cut. */
+  best_bytes?: number;
+  /** The `rectify resume` command lines that continue the run. */
+  continue: string[];
 }
 
 /** One step of a run. */
@@ -155,7 +168,7 @@ export interface StepSummary {
   /** Warnings (validator WARN findings, confinement). */
   warnings: string[];
   /** Errors of its last check, when it did not finish. */
-  diagnostics?: RecordedDiagnostic[];
+  diagnostics?: Diagnostic[];
   /** Tokens over all its calls. */
   tokens: { input: number; output: number };
   /** Cost over all its calls (0 when unpriced). */
