@@ -48,4 +48,6 @@ fi
 # The Python package's build tool (maturin, pinned, into target/python/tools; PyPI).
 scripts/python.sh --setup
 scripts/mcp.sh --setup   # the MCP client tests' npm packages (pinned), into target/mcp
+# The Node package's build tools (@napi-rs/cli and typescript, pinned, into target/node/tools; npm).
+scripts/node.sh --setup
 echo "setup: done"

@@ -28,3 +28,5 @@ scripts/fuzz_smoke.sh 5
 echo "== python package (scripts/python.sh)"
 scripts/python.sh
 echo "== MCP server with the official TypeScript SDK client (scripts/mcp.sh)"; RECTIFY_MCP_BUILT=1 scripts/mcp.sh
+echo "== node package (scripts/node.sh)"
+scripts/node.sh
