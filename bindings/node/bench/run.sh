@@ -27,39 +27,8 @@ tarball="$bench/$(cd "$crate" && npm pack --silent --pack-destination "$bench")"
 echo '{"private": true, "type": "commonjs"}' > "$bench/package.json"
 npm install --prefix "$bench" --silent "$tarball" zod@4.6.7 zod-to-json-schema@3.25.2 jsonrepair@3.15.0 ai@5.0.277
 
-# The 10 MB documents of crates/rectify-bench/scripts/repair_10mb.sh (same generator, same seed).
-python3 - "$bench" <<'PY'
-import json, random, sys
-random.seed(35)
-d = sys.argv[1]
-W = ["invoice", "export", "phase", "review", "customer", "ledger", "quarterly", "report",
-     "draft", "approved", "pending", "résumé"]
-records = []
-broken = ["// 40,000 records, written by hand\n[\n"]
-for i in range(40000):
-    r = {"id": i, "sku": f"SKU-{random.randint(0, 99999):05d}",
-         "title": " ".join(random.choice(W) for _ in range(3)),
-         "amount": round(random.random() * 100000, 2), "done": random.random() < .5,
-         "tags": [random.choice(W), random.choice(W)],
-         "owner": {"name": random.choice(W) + " " + random.choice(W),
-                   "email": f"user{random.randint(0, 999)}@example.org"}}
-    records.append(r)
-    s = lambda v: json.dumps(v, ensure_ascii=False)
-    broken.append(
-        f"  // record {i}\n"
-        f"  {{\n"
-        f"    id: {r['id']},\n"
-        f"    sku: {s(r['sku'])}, /* stock unit */\n"
-        f"    title: {s(r['title'])},\n"
-        f"    \"amount\": {r['amount']},\n"
-        f"    done: {s(r['done'])},\n"
-        f"    tags: [{s(r['tags'][0])}, {s(r['tags'][1])},],\n"
-        f"    owner: {{name: {s(r['owner']['name'])}, \"email\": {s(r['owner']['email'])},}},\n"
-        f"  }},\n")
-broken.append("]\n")
-open(f"{d}/broken.json", "w", encoding="utf-8").write("".join(broken))
-open(f"{d}/valid.json", "w", encoding="utf-8").write(json.dumps(records, indent=2, ensure_ascii=False))
-PY
+# The 10 MB documents of the repair benchmarks (crates/rectify-bench/scripts/ten_mb.py).
+python3 crates/rectify-bench/scripts/ten_mb.py "$bench"
 
 addon=$(ls "$crate"/native/rectify.*.node)
 echo "addon: $(basename "$addon"), $(du -k "$addon" | cut -f1) KiB; package: $(basename "$tarball"), $(du -k "$tarball" | cut -f1) KiB"

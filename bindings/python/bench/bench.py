@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -102,34 +101,14 @@ def repair_corpora() -> List[str]:
 
 
 def ten_mb() -> Tuple[str, Any]:
-    """The broken and valid 10 MB documents of crates/rectify-bench/scripts/repair_10mb.sh."""
-    random.seed(35)
-    W = ["invoice", "export", "phase", "review", "customer", "ledger", "quarterly", "report",
-         "draft", "approved", "pending", "résumé"]
-    records = []
-    broken = ["// 40,000 records, written by hand\n[\n"]
-    for i in range(40000):
-        r = {"id": i, "sku": f"SKU-{random.randint(0, 99999):05d}",
-             "title": " ".join(random.choice(W) for _ in range(3)),
-             "amount": round(random.random() * 100000, 2), "done": random.random() < .5,
-             "tags": [random.choice(W), random.choice(W)],
-             "owner": {"name": random.choice(W) + " " + random.choice(W),
-                       "email": f"user{random.randint(0, 999)}@example.org"}}
-        records.append(r)
-        s = lambda v: json.dumps(v, ensure_ascii=False)  # noqa: E731
-        broken.append(
-            f"  // record {i}\n"
-            f"  {{\n"
-            f"    id: {r['id']},\n"
-            f"    sku: {s(r['sku'])}, /* stock unit */\n"
-            f"    title: {s(r['title'])},\n"
-            f"    \"amount\": {r['amount']},\n"
-            f"    done: {s(r['done'])},\n"
-            f"    tags: [{s(r['tags'][0])}, {s(r['tags'][1])},],\n"
-            f"    owner: {{name: {s(r['owner']['name'])}, \"email\": {s(r['owner']['email'])},}},\n"
-            f"  }},\n")
-    broken.append("]\n")
-    return "".join(broken), records
+    """The broken and valid 10 MB documents of crates/rectify-bench/scripts/ten_mb.py (the
+    generator repair_10mb.sh and the Node benchmark use too)."""
+    sys.path.insert(0, str(ROOT / "crates/rectify-bench/scripts"))
+    try:
+        import ten_mb as generator
+    finally:
+        sys.path.pop(0)
+    return generator.documents()
 
 
 def repair_10mb() -> List[str]:

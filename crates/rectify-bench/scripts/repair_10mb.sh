@@ -29,38 +29,7 @@ if [ -z "${NO_BUILD:-}" ]; then
 fi
 cli="$target/release/rectify"
 
-python3 - "$work" <<'PY'
-import json, random, sys
-random.seed(35)
-d = sys.argv[1]
-W = ["invoice", "export", "phase", "review", "customer", "ledger", "quarterly", "report",
-     "draft", "approved", "pending", "résumé"]
-records = []
-broken = ["// 40,000 records, written by hand\n[\n"]
-for i in range(40000):
-    r = {"id": i, "sku": f"SKU-{random.randint(0, 99999):05d}",
-         "title": " ".join(random.choice(W) for _ in range(3)),
-         "amount": round(random.random() * 100000, 2), "done": random.random() < .5,
-         "tags": [random.choice(W), random.choice(W)],
-         "owner": {"name": random.choice(W) + " " + random.choice(W),
-                   "email": f"user{random.randint(0, 999)}@example.org"}}
-    records.append(r)
-    s = lambda v: json.dumps(v, ensure_ascii=False)
-    broken.append(
-        f"  // record {i}\n"
-        f"  {{\n"
-        f"    id: {r['id']},\n"
-        f"    sku: {s(r['sku'])}, /* stock unit */\n"
-        f"    title: {s(r['title'])},\n"
-        f"    \"amount\": {r['amount']},\n"
-        f"    done: {s(r['done'])},\n"
-        f"    tags: [{s(r['tags'][0])}, {s(r['tags'][1])},],\n"
-        f"    owner: {{name: {s(r['owner']['name'])}, \"email\": {s(r['owner']['email'])},}},\n"
-        f"  }},\n")
-broken.append("]\n")
-open(f"{d}/broken.json", "w", encoding="utf-8").write("".join(broken))
-open(f"{d}/valid.json", "w", encoding="utf-8").write(json.dumps(records, indent=2, ensure_ascii=False))
-PY
+python3 "$root/crates/rectify-bench/scripts/ten_mb.py" "$work"
 
 # The repair must give the valid document's value (and exit 0).
 "$cli" repair "$work/broken.json" > "$work/repaired.json" 2> /dev/null
