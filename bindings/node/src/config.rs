@@ -2,11 +2,12 @@
 //! errors that say which of them is wrong.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use napi::{Error, Status};
-use rectify::check::{Checker, CompiledSchema, References, RuleSet, SchemaSet};
-use rectify::{Diagnostic, Format};
+use rectify::Format;
+use rectify::check::{Checker, CompiledSchema};
+use rectify::parse::Limits;
 use serde_json::Value;
 
 /// A configuration error: JavaScript sees `code: "InvalidArg"` and the TypeScript layer raises
@@ -22,36 +23,12 @@ pub fn failure(message: impl std::fmt::Display) -> Error {
 
 /// A format by name.
 pub fn format_named(name: &str) -> napi::Result<Format> {
-    match name {
-        "json" => Ok(Format::Json),
-        "yaml" => Ok(Format::Yaml),
-        "markdown" => Ok(Format::Markdown),
-        other => Err(config_error(format!(
-            "unknown format `{other}` (use json, yaml or markdown)"
-        ))),
-    }
+    name.parse().map_err(config_error)
 }
 
-/// Reads a configuration file (schema, rules file, reference document) as a document.
-pub fn read_config(path: &str, what: &str) -> napi::Result<rectify::Document> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| config_error(format!("cannot read the {what} `{path}`: {e}")))?;
-    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&text));
-    let parsed = rectify::read_str(&text, format);
-    match parsed.document {
-        Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
-        _ => {
-            let why: Vec<String> = parsed
-                .diagnostics
-                .iter()
-                .map(|d| d.message.clone())
-                .collect();
-            Err(config_error(format!(
-                "the {what} `{path}` cannot be read: {}",
-                why.join("; ")
-            )))
-        }
-    }
+/// A configuration file the checker reads cannot be used (`rectify::setup`'s words).
+fn setup_error(e: rectify::setup::SetupError) -> Error {
+    config_error(e.message)
 }
 
 /// Parses JSON text JavaScript produced with `JSON.stringify`.
@@ -73,42 +50,28 @@ pub fn compile_schema(
     let Some(path) = path else {
         return Ok(None);
     };
-    let doc = read_config(path, "schema")?;
-    let compiled = CompiledSchema::compile_file(Path::new(path))
-        .map_err(|e| config_error(format!("cannot use the schema `{path}`: {e}")))?;
-    Ok(Some((doc.value, compiled)))
+    let access = rectify::check::RefAccess::SchemaDir;
+    rectify::setup::schema(Path::new(path), &Limits::default(), access)
+        .map(Some)
+        .map_err(setup_error)
 }
 
-/// The checker of a schema, a rules file and reference documents (`refs`: name → path).
+/// The checker of a schema, a rules file and reference documents (`refs`: name → path), built
+/// by `rectify::setup` as the command-line tool builds it.
 pub fn build_checker(
     schema: Option<CompiledSchema>,
     rules: Option<&str>,
     refs: Option<&HashMap<String, String>>,
 ) -> napi::Result<Checker> {
-    let mut schemas = SchemaSet::new();
-    if let Some(s) = schema {
-        schemas.push(s);
-    }
-    let mut builder = Checker::builder().schemas(schemas);
-    let mut documents = References::new();
-    for (name, path) in refs.into_iter().flatten() {
-        let doc = read_config(path, &format!("reference document `{name}`"))?;
-        documents.insert(name.clone(), doc);
-    }
-    if let Some(path) = rules {
-        let doc = read_config(path, "rules file")?;
-        let set = RuleSet::from_document(&doc, Path::new(path).parent())
-            .map_err(|e| config_error(format!("the rules file `{path}` is not valid: {e}")))?;
-        for (name, doc_path) in set.documents() {
-            if !documents.contains_key(name) {
-                let doc = read_config(
-                    &doc_path.to_string_lossy(),
-                    &format!("reference document `{name}`"),
-                )?;
-                documents.insert(name.clone(), doc);
-            }
-        }
-        builder = builder.rules(set);
-    }
-    builder.references(documents).build().map_err(config_error)
+    let given: Vec<(String, PathBuf)> = refs
+        .into_iter()
+        .flatten()
+        .map(|(name, path)| (name.clone(), PathBuf::from(path)))
+        .collect();
+    let limits = Limits::default();
+    let rules = rules
+        .map(|path| rectify::setup::rules(Path::new(path), &given, &limits))
+        .transpose()
+        .map_err(setup_error)?;
+    rectify::setup::checker(schema, rules).map_err(setup_error)
 }

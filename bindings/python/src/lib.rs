@@ -18,9 +18,10 @@ use std::time::Duration;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use rectify::check::{Checker, CompiledSchema, References, RuleSet, SchemaSet};
+use rectify::check::{Checker, CompiledSchema};
 use rectify::engine::{FeedbackMode, Outcome, Task};
 use rectify::flow::{Decision, RunOptions, RunSummary, Store};
+use rectify::parse::Limits;
 use rectify::provider::spec::ProviderChoice;
 use rectify::provider::{Request, from_fn};
 use rectify::repair::RepairOptions;
@@ -159,36 +160,12 @@ fn feedback_mode(name: &str) -> PyResult<FeedbackMode> {
 }
 
 fn format_named(name: &str) -> PyResult<Format> {
-    match name {
-        "json" => Ok(Format::Json),
-        "yaml" => Ok(Format::Yaml),
-        "markdown" => Ok(Format::Markdown),
-        other => Err(config_error(format!(
-            "unknown format `{other}` (use json, yaml or markdown)"
-        ))),
-    }
+    name.parse().map_err(config_error)
 }
 
-/// Reads a configuration file (schema, rules file, reference document) as a document.
-fn read_config(path: &str, what: &str) -> PyResult<rectify::Document> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| config_error(format!("cannot read the {what} `{path}`: {e}")))?;
-    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&text));
-    let parsed = rectify::read_str(&text, format);
-    match parsed.document {
-        Some(doc) if !parsed.diagnostics.iter().any(Diagnostic::is_error) => Ok(doc),
-        _ => {
-            let why: Vec<String> = parsed
-                .diagnostics
-                .iter()
-                .map(|d| d.message.clone())
-                .collect();
-            Err(config_error(format!(
-                "the {what} `{path}` cannot be read: {}",
-                why.join("; ")
-            )))
-        }
-    }
+/// A configuration file the checker reads cannot be used (`rectify::setup`'s words).
+fn setup_error(e: rectify::setup::SetupError) -> PyErr {
+    config_error(e.message)
 }
 
 /// A schema given as a JSON value or a file path, compiled.
@@ -196,11 +173,8 @@ fn compile_schema(schema: &Bound<'_, PyAny>) -> PyResult<(Value, CompiledSchema)
     if let Ok(path) = schema.extract::<PathBuf>()
         && !schema.is_instance_of::<PyDict>()
     {
-        let name = path.to_string_lossy().into_owned();
-        let doc = read_config(&name, "schema")?;
-        let compiled = CompiledSchema::compile_file(&path)
-            .map_err(|e| config_error(format!("cannot use the schema `{name}`: {e}")))?;
-        return Ok((doc.value, compiled));
+        let access = rectify::check::RefAccess::SchemaDir;
+        return rectify::setup::schema(&path, &Limits::default(), access).map_err(setup_error);
     }
     let value = from_py(schema)?;
     let compiled = CompiledSchema::compile(&value)
@@ -208,46 +182,23 @@ fn compile_schema(schema: &Bound<'_, PyAny>) -> PyResult<(Value, CompiledSchema)
     Ok((value, compiled))
 }
 
-/// The checker of a schema, a rules file and reference documents (`refs`: name → path).
+/// The checker of a schema, a rules file and reference documents (`refs`: name → path), built
+/// by `rectify::setup` as the command-line tool builds it.
 fn build_checker(
     schema: Option<CompiledSchema>,
     rules: Option<&str>,
     refs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Checker> {
-    let mut schemas = SchemaSet::new();
-    if let Some(s) = schema {
-        schemas.push(s);
+    let mut given = Vec::new();
+    for (name, path) in refs.iter().flat_map(|r| r.iter()) {
+        given.push((name.extract::<String>()?, path.extract::<PathBuf>()?));
     }
-    let mut builder = Checker::builder().schemas(schemas);
-    let mut documents = References::new();
-    if let Some(refs) = refs {
-        for (name, path) in refs.iter() {
-            let name: String = name.extract()?;
-            let path: PathBuf = path.extract()?;
-            let doc = read_config(
-                &path.to_string_lossy(),
-                &format!("reference document `{name}`"),
-            )?;
-            documents.insert(name, doc);
-        }
-    }
-    if let Some(path) = rules {
-        let doc = read_config(path, "rules file")?;
-        let base = std::path::Path::new(path).parent();
-        let set = RuleSet::from_document(&doc, base)
-            .map_err(|e| config_error(format!("the rules file `{path}` is not valid: {e}")))?;
-        for (name, doc_path) in set.documents() {
-            if !documents.contains_key(name) {
-                let doc = read_config(
-                    &doc_path.to_string_lossy(),
-                    &format!("reference document `{name}`"),
-                )?;
-                documents.insert(name.clone(), doc);
-            }
-        }
-        builder = builder.rules(set);
-    }
-    builder.references(documents).build().map_err(config_error)
+    let limits = Limits::default();
+    let rules = rules
+        .map(|path| rectify::setup::rules(std::path::Path::new(path), &given, &limits))
+        .transpose()
+        .map_err(setup_error)?;
+    rectify::setup::checker(schema, rules).map_err(setup_error)
 }
 
 /// `rectify.repair`: `(valid, json, findings)` — the repaired value as compact JSON text (`None`
@@ -515,7 +466,14 @@ fn outcome_to_py<'py>(py: Python<'py>, outcome: &Outcome<Value>) -> PyResult<Bou
     out.set_item("best", py.None())?;
     out.set_item("diagnostics", PyList::empty(py))?;
     out.set_item("repairs", PyList::empty(py))?;
-    out.set_item("message", py.None())?;
+    // Classified and worded once, as the command line and the TypeScript package do.
+    if let Some((class, message)) = rectify::failure_of(outcome) {
+        out.set_item("class", class.as_str())?;
+        out.set_item("message", message)?;
+    } else {
+        out.set_item("class", py.None())?;
+        out.set_item("message", py.None())?;
+    }
     let ledger = outcome.ledger();
     match outcome {
         Outcome::Valid { value, repairs, .. } => {
@@ -523,10 +481,7 @@ fn outcome_to_py<'py>(py: Python<'py>, outcome: &Outcome<Value>) -> PyResult<Bou
             out.set_item("repairs", repairs_to_py(py, repairs)?)?;
         }
         Outcome::Exhausted {
-            best,
-            diagnostics,
-            limit,
-            ..
+            best, diagnostics, ..
         } => {
             if let Some(best) = best {
                 let b = PyDict::new(py);
@@ -543,14 +498,6 @@ fn outcome_to_py<'py>(py: Python<'py>, outcome: &Outcome<Value>) -> PyResult<Bou
                 out.set_item("best", b)?;
             }
             out.set_item("diagnostics", diagnostics_to_py(py, diagnostics)?)?;
-            out.set_item("message", limit.to_string())?;
-        }
-        Outcome::Refused { message, .. } => {
-            out.set_item("message", message)?;
-        }
-        Outcome::ProviderFailed { error, .. } => {
-            out.set_item("message", error.to_string())?;
-            out.set_item("config", error.is_config())?;
         }
         _ => {}
     }

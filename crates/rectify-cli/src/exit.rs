@@ -93,16 +93,23 @@ impl ExitStatus {
         }
     }
 
-    /// What `ask`'s outcome exits with: valid 0; exhausted, refused (or an end this version
-    /// does not know) 3; a provider failure as [`ExitStatus::of_provider`].
-    pub fn of_answer<T>(outcome: &rectify::engine::Outcome<T>) -> ExitStatus {
-        match outcome {
-            rectify::engine::Outcome::Valid { .. } => ExitStatus::Success,
-            rectify::engine::Outcome::ProviderFailed { error, .. } => {
-                ExitStatus::of_provider(error)
-            }
+    /// What a call that returned no value exits with, by its class (the one classification
+    /// every front end uses, [`rectify::FailureClass`]): exhausted or refused 3, a provider
+    /// 4, the setup 2.
+    pub fn of_failure(class: rectify::FailureClass) -> ExitStatus {
+        match class {
+            rectify::FailureClass::Provider => ExitStatus::Provider,
+            rectify::FailureClass::Config => ExitStatus::Config,
             _ => ExitStatus::Escalated,
         }
+    }
+
+    /// What `ask`'s outcome exits with: valid 0, else as [`ExitStatus::of_failure`]
+    /// (exhausted or refused 3, a provider 4, a misconfigured provider 2).
+    pub fn of_answer<T>(outcome: &rectify::engine::Outcome<T>) -> ExitStatus {
+        rectify::failure_of(outcome).map_or(ExitStatus::Success, |(class, _)| {
+            ExitStatus::of_failure(class)
+        })
     }
 
     /// What a run's summary exits with (`run`, `resume`): completed 0, waiting 3; failed on a

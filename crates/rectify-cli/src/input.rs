@@ -4,8 +4,8 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use rectify::parse::{Limits, Parsed};
-use rectify::{Diagnostic, Document, Format};
+use rectify::parse::Limits;
+use rectify::{Document, Format};
 
 /// Raw input: where it came from and its bytes.
 pub struct Source {
@@ -69,30 +69,7 @@ pub fn format_of(source: &Source, flag: Option<Format>) -> Format {
 }
 
 /// Reads a configuration document (schema, rules, reference): any problem is a configuration
-/// error that names the file and the line.
+/// error that names the file and the line ([`rectify::setup::read_document`]).
 pub fn read_config_document(path: &Path, what: &str, limits: &Limits) -> Result<Document> {
-    let name = path.display().to_string();
-    let source = read_source(&name, limits).with_context(|| format!("cannot load the {what}"))?;
-    let format = match format_of(&source, None) {
-        Format::Markdown | Format::Text => Format::Yaml,
-        f => f,
-    };
-    let parsed = rectify::parse::read_bytes(source.bytes, format, limits);
-    into_document(parsed, &name, what)
-}
-
-fn into_document(parsed: Parsed, name: &str, what: &str) -> Result<Document> {
-    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
-        bail!("the {what} `{name}` is not valid: {}", describe(d));
-    }
-    parsed
-        .document
-        .with_context(|| format!("the {what} `{name}` could not be read"))
-}
-
-fn describe(d: &Diagnostic) -> String {
-    match &d.location.span {
-        Some(span) => format!("line {}, column {}: {}", span.line, span.column, d.message),
-        None => d.message.clone(),
-    }
+    Ok(rectify::setup::read_document(path, what, limits)?)
 }

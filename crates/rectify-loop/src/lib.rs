@@ -64,6 +64,7 @@ mod events;
 mod feedback;
 mod memory;
 mod outcome;
+pub mod retry;
 mod task;
 mod verdict;
 

@@ -1,6 +1,6 @@
 //! [`Error`]: why a one-call entry point returned no value.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use rectify_core::Diagnostic;
 use rectify_loop::{Candidate, Escalation, Ledger, Limit, Outcome, issue_line};
@@ -33,7 +33,7 @@ pub enum Error {
     #[error("{0}")]
     Exhausted(Box<Exhausted>),
     /// The model refused to answer.
-    #[error("the model refused to answer: {message}")]
+    #[error("{}", refused_message(message))]
     Refused {
         /// What the model said.
         message: String,
@@ -77,25 +77,97 @@ pub struct Exhausted {
 
 impl fmt::Display for Exhausted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.limit)?;
-        let errors: Vec<&Diagnostic> = self.diagnostics.iter().filter(|d| d.is_error()).collect();
-        match &self.best {
-            Some(best) if !errors.is_empty() => {
-                let s = if errors.len() == 1 { "" } else { "s" };
-                write!(
-                    f,
-                    "; the best answer (attempt {}) still has {} problem{s}:",
-                    best.attempt,
-                    errors.len()
-                )?;
-                for d in errors {
-                    write!(f, "\n- {}", issue_line(d))?;
-                }
-                Ok(())
-            }
-            _ => Ok(()),
+        f.write_str(&exhausted_message(
+            &self.limit,
+            self.best.as_ref(),
+            &self.diagnostics,
+        ))
+    }
+}
+
+/// What an exhausted run says: the limit, then the best answer's problems, one per line.
+fn exhausted_message(
+    limit: &Limit,
+    best: Option<&Candidate>,
+    diagnostics: &[Diagnostic],
+) -> String {
+    let mut text = limit.to_string();
+    let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
+    if let Some(best) = best.filter(|_| !errors.is_empty()) {
+        let s = if errors.len() == 1 { "" } else { "s" };
+        let _ = write!(
+            text,
+            "; the best answer (attempt {}) still has {} problem{s}:",
+            best.attempt,
+            errors.len()
+        );
+        for d in errors {
+            text.push_str("\n- ");
+            text.push_str(&issue_line(d));
         }
     }
+    text
+}
+
+/// The class of a call that returned no value: what every front end tells apart (an
+/// exception class in Python, an error class in TypeScript, an exit code on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureClass {
+    /// No valid answer within the attempts or budgets ([`Error::Exhausted`]).
+    Exhausted,
+    /// The model refused ([`Error::Refused`]).
+    Refused,
+    /// The provider failed after its transport retries ([`Error::Provider`]).
+    Provider,
+    /// The setup is wrong ([`Error::Config`]).
+    Config,
+}
+
+impl FailureClass {
+    /// Its name on the wire: `exhausted`, `refused`, `provider` or `config`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::Exhausted => "exhausted",
+            FailureClass::Refused => "refused",
+            FailureClass::Provider => "provider",
+            FailureClass::Config => "config",
+        }
+    }
+}
+
+/// Why a run's outcome has no value, classified and worded once: the class and the message
+/// [`Error::from_outcome`] would give, without taking the outcome. `None` for a valid one.
+pub fn failure_of<T>(outcome: &Outcome<T>) -> Option<(FailureClass, String)> {
+    match outcome {
+        Outcome::Valid { .. } => None,
+        Outcome::Exhausted {
+            best,
+            diagnostics,
+            limit,
+            ..
+        } => Some((
+            FailureClass::Exhausted,
+            exhausted_message(limit, best.as_ref(), diagnostics),
+        )),
+        Outcome::Refused { message, .. } => Some((FailureClass::Refused, refused_message(message))),
+        // A provider that is misconfigured (no key, a command that cannot start) is a
+        // configuration error even when found during the run.
+        Outcome::ProviderFailed { error, .. } if error.is_config() => {
+            Some((FailureClass::Config, error.to_string()))
+        }
+        Outcome::ProviderFailed { error, .. } => Some((FailureClass::Provider, error.to_string())),
+        other => Some((FailureClass::Config, unknown_end(other.status()))),
+    }
+}
+
+fn refused_message(message: &str) -> String {
+    format!("the model refused to answer: {message}")
+}
+
+fn unknown_end(status: &str) -> String {
+    format!("the run ended as `{status}`, which this version does not know")
 }
 
 impl Error {
@@ -103,6 +175,16 @@ impl Error {
     pub fn config(message: impl Into<String>) -> Error {
         Error::Config {
             message: message.into(),
+        }
+    }
+
+    /// Its class (what the command line's exit code and the packages' error classes follow).
+    pub fn class(&self) -> FailureClass {
+        match self {
+            Error::Exhausted(_) => FailureClass::Exhausted,
+            Error::Refused { .. } => FailureClass::Refused,
+            Error::Provider { .. } => FailureClass::Provider,
+            Error::Config { .. } => FailureClass::Config,
         }
     }
 
@@ -158,10 +240,7 @@ impl Error {
                 best: best.map(Box::new),
                 ledger: Box::new(ledger),
             }),
-            other => Err(Error::config(format!(
-                "the run ended as `{}`, which this version does not know",
-                other.status()
-            ))),
+            other => Err(Error::config(unknown_end(other.status()))),
         }
     }
 }

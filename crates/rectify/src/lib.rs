@@ -66,6 +66,7 @@ mod build;
 mod client;
 #[cfg(feature = "engine")]
 mod error;
+pub mod setup;
 pub mod wire;
 
 pub use rectify_check as check;
@@ -86,7 +87,7 @@ pub use build::{LocalOptions, provider_from_spec, provider_from_spec_with};
 #[cfg(feature = "engine")]
 pub use client::{Client, Prompt};
 #[cfg(feature = "engine")]
-pub use error::{Error, Exhausted};
+pub use error::{Error, Exhausted, FailureClass, failure_of};
 #[cfg(feature = "workflow")]
 pub use rectify_flow as flow;
 #[cfg(feature = "local")]

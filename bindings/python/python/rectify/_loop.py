@@ -55,23 +55,17 @@ def _finish(outcome: Dict[str, Any], shape: Shape) -> Any:
     status = outcome["status"]
     if status == "valid":
         return shape.build(outcome["value"])
-    if status == "exhausted":
+    # The class and the words are the core's (`rectify::failure_of`), as on the command line.
+    kind, message = outcome["class"], outcome["message"]
+    if kind == "exhausted":
         best = Candidate._from(outcome["best"]) if outcome["best"] else None
         diagnostics = [Diagnostic._from(d) for d in outcome["diagnostics"]]
-        message = outcome["message"] or "no valid answer"
-        errors = [d for d in diagnostics if d.is_error]
-        if best is not None and errors:
-            s = "" if len(errors) == 1 else "s"
-            message += f"; the best answer (attempt {best.attempt}) still has {len(errors)} problem{s}:"
-            message += "".join(f"\n- {d.path}: {d.message}" if d.path not in ("", "$") else f"\n- {d.message}" for d in errors)
         raise Exhausted(message, best=best, diagnostics=diagnostics, attempts=attempts)
-    if status == "refused":
-        raise Refused(f"the model refused to answer: {outcome['message']}", attempts=attempts)
-    if status == "provider_failed":
-        if outcome.get("config"):
-            raise ConfigError(outcome["message"])
-        raise ProviderError(outcome["message"], attempts=attempts)
-    raise ConfigError(f"the run ended as `{status}`, which this version does not know")
+    if kind == "refused":
+        raise Refused(message, attempts=attempts)
+    if kind == "provider":
+        raise ProviderError(message, attempts=attempts)
+    raise ConfigError(message)
 
 
 class _Sync:

@@ -256,14 +256,12 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
                 HumanPrinter::stderr().print(diagnostics, &name, Some(&doc))?;
             }
         }
-        Outcome::Refused { message, .. } => {
-            stderr(&format!("error: the model refused to answer: {message}"));
+        // Worded as every front end words it (`rectify::failure_of`).
+        other => {
+            if let Some((_, message)) = rectify::failure_of(other) {
+                stderr(&format!("error: {message}"));
+            }
         }
-        Outcome::ProviderFailed { error, .. } => stderr(&format!("error: {error}")),
-        other => stderr(&format!(
-            "error: the run ended as `{}`, which this version does not know",
-            other.status()
-        )),
     }
     Ok(ExitStatus::of_answer(outcome))
 }

@@ -1,6 +1,10 @@
 //! Where a unit goes when its output still has errors: a pure function of its persisted
-//! counters and its limits (`on_invalid`), table-tested below. The effects (calls, writes,
-//! commits) are `step.rs`'s.
+//! counters and its limits (`on_invalid`), table-tested below. Past the repair agent (a
+//! workflow's own rung) it is the loop's retry decision, [`rectify_loop::retry::next`], so a
+//! workflow retries, and gives up, by the rule `rectify ask` follows. The effects (calls,
+//! writes, commits) are `step.rs`'s.
+
+use rectify_loop::retry::{self, Judged, Tries};
 
 use crate::spec::OnInvalid;
 use crate::store::StepRecord;
@@ -40,24 +44,48 @@ pub(crate) enum Next {
     Repair,
     /// Its producer answers again with the problems.
     Revise,
+    /// The producer refused twice in a row: escalate or fail, per `on_exhausted`.
+    Refused,
     /// Nothing is left to try: escalate or fail, per `on_exhausted`.
     Exhausted,
 }
 
+/// What the latest check of a unit found, as far as the route is concerned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Found {
+    /// The step's output is its answer (never sent to the repair agent).
+    pub answer: bool,
+    /// Some output file fails (something a repair agent could fix).
+    pub failing_files: bool,
+    /// The producer refused this time.
+    pub refused: bool,
+    /// The producer refused the time before (read from the record's stored diagnostics).
+    pub refused_before: bool,
+}
+
 /// Where a unit with errors goes: a repair agent first (files only: an answer is revised by
-/// its producer, and only while some file fails), then a revision, then exhaustion.
-pub(crate) fn after_errors(
-    record: &StepRecord,
-    limits: Limits,
-    is_answer: bool,
-    failing_files: bool,
-) -> Next {
-    if limits.repairer && !is_answer && failing_files && record.repair_runs < limits.repair {
-        Next::Repair
-    } else if record.revisions < limits.revise {
-        Next::Revise
+/// its producer, and only while some file fails), then the retry decision every answer
+/// takes: a revision while revisions are left, the end on a second refusal in a row or when
+/// none is.
+pub(crate) fn after_errors(record: &StepRecord, limits: Limits, found: Found) -> Next {
+    if limits.repairer && !found.answer && found.failing_files && record.repair_runs < limits.repair
+    {
+        return Next::Repair;
+    }
+    let tries = Tries {
+        made: record.revisions + 1,
+        allowed: limits.revise.saturating_add(1),
+        refused_before: found.refused_before,
+    };
+    let judged = if found.refused {
+        Judged::Refused
     } else {
-        Next::Exhausted
+        Judged::Invalid
+    };
+    match retry::next(tries, judged) {
+        retry::Next::Retry => Next::Revise,
+        retry::Next::Refused => Next::Refused,
+        retry::Next::Accept | retry::Next::Exhausted { .. } => Next::Exhausted,
     }
 }
 
@@ -113,25 +141,54 @@ mod tests {
             repair: 3,
             repairer: false,
         };
-        // (repair runs, revisions, limits, answer step, a file fails) → next
+        let refusal = |refused_before| Found {
+            answer: true,
+            refused: true,
+            refused_before,
+            ..Found::default()
+        };
+        let found = |answer, failing_files| Found {
+            answer,
+            failing_files,
+            ..Found::default()
+        };
+        // (repair runs, revisions, limits, what the check found) → next
         let cases = [
-            (0, 0, both, false, true, Next::Repair),
-            (1, 0, both, false, true, Next::Repair),
-            (2, 0, both, false, true, Next::Revise),
-            (2, 1, both, false, true, Next::Exhausted),
+            (0, 0, both, found(false, true), Next::Repair),
+            (1, 0, both, found(false, true), Next::Repair),
+            (2, 0, both, found(false, true), Next::Revise),
+            (2, 1, both, found(false, true), Next::Exhausted),
             // An answer is never sent to the repair agent.
-            (0, 0, both, true, true, Next::Revise),
+            (0, 0, both, found(true, true), Next::Revise),
             // Nothing a repair agent could fix (an agent failure, confinement): revise.
-            (0, 0, both, false, false, Next::Revise),
-            (0, 0, revise_only, false, true, Next::Revise),
-            (0, 1, revise_only, false, true, Next::Revise),
-            (0, 2, revise_only, false, true, Next::Exhausted),
+            (0, 0, both, found(false, false), Next::Revise),
+            (0, 0, revise_only, found(false, true), Next::Revise),
+            (0, 1, revise_only, found(false, true), Next::Revise),
+            (0, 2, revise_only, found(false, true), Next::Exhausted),
+            // A refusal is revised once; a second one in a row ends the unit, revisions left
+            // or not (the loop's rule).
+            (0, 0, revise_only, refusal(false), Next::Revise),
+            (0, 1, revise_only, refusal(true), Next::Refused),
+            (0, 2, revise_only, refusal(true), Next::Refused),
+            (0, 2, revise_only, refusal(false), Next::Exhausted),
+            // A refusal after an invalid answer, or an invalid answer after a refusal: revised.
+            (0, 1, revise_only, refusal(false), Next::Revise),
+            (
+                0,
+                1,
+                revise_only,
+                Found {
+                    refused_before: true,
+                    ..found(true, false)
+                },
+                Next::Revise,
+            ),
         ];
-        for (runs, revisions, limits, answer, failing, next) in cases {
+        for (runs, revisions, limits, found, next) in cases {
             assert_eq!(
-                after_errors(&record(runs, revisions), limits, answer, failing),
+                after_errors(&record(runs, revisions), limits, found),
                 next,
-                "repair runs {runs}, revisions {revisions}, {limits:?}, answer {answer}, failing files {failing}"
+                "repair runs {runs}, revisions {revisions}, {limits:?}, {found:?}"
             );
         }
     }

@@ -9,7 +9,7 @@ use super::check::{Checked, Prepared, UnitCheck, prepare};
 use super::dag::End;
 use super::produce::{Output, Produced, Resolved, Unit};
 use super::prompt::problems_block;
-use super::router::{self, Limits, Next};
+use super::router::{self, Found, Limits, Next};
 use super::tree::WriteError;
 use super::validate::Judged;
 use super::{Runner, paths};
@@ -267,13 +267,20 @@ impl Runner {
         let step = self.step_spec(unit);
         let on_invalid = step.on_invalid.clone().unwrap_or_default();
         let limits = Limits::of(&on_invalid, self.wf.spec.defaults.max_attempts);
+        // What the answer before this one was told, as stored: a refusal there and here
+        // ends the unit.
+        let refused_before = refused(&record.diagnostics);
         while checked.errors() > 0 {
             // Stored with the next event: what this attempt is sent back for.
             record.diagnostics = checked.all_diagnostics();
             self.remember(&step.id, &record.diagnostics);
-            let failing_files = Runner::has_failing_files(&checked);
-            let next =
-                router::after_errors(record, limits, resolved.answer.is_some(), failing_files);
+            let found = Found {
+                answer: resolved.answer.is_some(),
+                failing_files: Runner::has_failing_files(&checked),
+                refused: refused(&record.diagnostics),
+                refused_before,
+            };
+            let next = router::after_errors(record, limits, found);
             match (next, &on_invalid.repair) {
                 (Next::Repair, Some(repairer)) => {
                     record.repair_runs += 1;
@@ -292,6 +299,10 @@ impl Runner {
                     let revision = format!("revision {}", record.revisions);
                     self.report(&unit.key, "revise", revision);
                     return Ok(Fixed::Revise(problems_block(&checked.by_file())));
+                }
+                (Next::Refused, _) => {
+                    let why = "the producer refused twice in a row".to_owned();
+                    return Ok(Fixed::End(self.exhausted(unit, record, &checked, &why)));
                 }
                 _ => {
                     let why = exhausted_reason(record, limits);
@@ -572,6 +583,11 @@ fn exhausted_reason(record: &StepRecord, limits: Limits) -> String {
             record.revisions, limits.revise
         )
     }
+}
+
+/// Whether `diagnostics` say the producer refused to answer.
+fn refused(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.code == rectify_loop::REFUSED)
 }
 
 fn no_answer() -> Diagnostic {

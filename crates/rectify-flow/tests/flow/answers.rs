@@ -153,6 +153,88 @@ impl rectify_flow::ProviderFactory for One {
     }
 }
 
+/// Runs the fixture's workflow with every agent answered by a [`Scripted`] model.
+fn run_scripted(
+    f: &Fixture,
+    answers: Vec<(&'static str, rectify_provider::FinishReason)>,
+) -> (rectify_flow::RunSummary, std::sync::Arc<Scripted>) {
+    let model = std::sync::Arc::new(Scripted {
+        answers: std::sync::Mutex::new(answers),
+        prompts: std::sync::Mutex::new(Vec::new()),
+    });
+    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
+    let mut options = rectify_flow::RunOptions::new(&f.work);
+    options.factory = std::sync::Arc::new(One(model.clone()));
+    let store = std::sync::Arc::new(rectify_flow::Store::in_memory().unwrap());
+    let s = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(rectify_flow::run(wf, store, options))
+        .unwrap();
+    (s, model)
+}
+
+/// A workflow with one API-answered JSON step that may revise three times.
+fn refusal_fixture() -> Fixture {
+    let f = Fixture::new();
+    f.file(
+        "n.schema.json",
+        r#"{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}"#,
+    );
+    f.file("agents/counter.md", "---\nname: counter\n---\nYou count.\n");
+    f.workflow(
+        "name: t\nproviders:\n  api: {kind: openai, model: m}\nagents:\n  counter: agents/counter.md\ndefaults: {provider: api}\nsteps:\n  - id: count\n    agent: counter\n    prompt: count\n    answer: {format: json, schema: n.schema.json, save: out/n.json}\n    on_invalid: {revise: 3}\n",
+    );
+    f
+}
+
+/// One retry decision (issue 35): a refusal is asked again once, with the refusal as
+/// feedback, in a workflow as in `rectify ask`.
+#[test]
+fn a_refusal_is_asked_again_with_the_refusal_as_feedback() {
+    use rectify_provider::FinishReason;
+    let f = refusal_fixture();
+    let (s, model) = run_scripted(
+        &f,
+        vec![
+            ("I can't help with that.", FinishReason::Refusal),
+            ("{\"n\": 4}", FinishReason::Stop),
+        ],
+    );
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "count").attempts, 2, "{s:#?}");
+    let prompts = model.prompts.lock().unwrap();
+    assert!(prompts[1].contains("refused"), "{}", prompts[1]);
+}
+
+/// One retry decision (issue 35): a second refusal in a row ends the step with revisions
+/// left (before, a workflow paid for every revision; `rectify ask` stopped at the second).
+#[test]
+fn a_second_refusal_in_a_row_ends_the_step_with_revisions_left() {
+    use rectify_provider::FinishReason;
+    let f = refusal_fixture();
+    let (s, model) = run_scripted(
+        &f,
+        vec![
+            ("I can't help with that.", FinishReason::Refusal),
+            ("Still no.", FinishReason::Refusal),
+            ("{\"n\": 4}", FinishReason::Stop),
+        ],
+    );
+    assert_ne!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(model.prompts.lock().unwrap().len(), 2, "no third call");
+    let count = step(&s, "count");
+    assert_eq!((count.attempts, count.revisions), (2, 1), "{s:#?}");
+    assert!(
+        count
+            .diagnostics
+            .iter()
+            .any(|d| d.code == rectify_loop::REFUSED),
+        "{s:#?}"
+    );
+}
+
 /// One judge (issue 35): an answer cut off at the token limit is invalid in a workflow as in
 /// `rectify ask`, even when repair could close it (`{"n": 3` → `{"n": 3}`); the step asks
 /// again, saying why, and saves the complete answer.
@@ -168,23 +250,13 @@ fn a_truncated_answer_is_asked_again_even_when_repair_could_close_it() {
     f.workflow(
         "name: t\nproviders:\n  api: {kind: openai, model: m}\nagents:\n  counter: agents/counter.md\ndefaults: {provider: api}\nsteps:\n  - id: count\n    agent: counter\n    prompt: count\n    answer: {format: json, schema: n.schema.json, save: out/n.json}\n    on_invalid: {revise: 2}\n",
     );
-    let model = std::sync::Arc::new(Scripted {
-        answers: std::sync::Mutex::new(vec![
+    let (s, model) = run_scripted(
+        &f,
+        vec![
             ("{\"n\": 3", FinishReason::Length),
             ("{\"n\": 4}", FinishReason::Stop),
-        ]),
-        prompts: std::sync::Mutex::new(Vec::new()),
-    });
-    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
-    let mut options = rectify_flow::RunOptions::new(&f.work);
-    options.factory = std::sync::Arc::new(One(model.clone()));
-    let store = std::sync::Arc::new(rectify_flow::Store::in_memory().unwrap());
-    let s = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(rectify_flow::run(wf, store, options))
-        .unwrap();
+        ],
+    );
     assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
     assert_eq!(step(&s, "count").attempts, 2, "{s:#?}");
     let saved: serde_json::Value = serde_json::from_str(&f.read("out/n.json")).unwrap();

@@ -10,7 +10,19 @@ use crate::events::{Event, EventKind};
 use crate::feedback::{Feedback, build_messages};
 use crate::memory::ErrorMemory;
 use crate::outcome::{Attempt, Candidate, Escalation, Ledger, Limit, Outcome};
+use crate::retry::{self, Judged, Next, Tries};
 use crate::task::Task;
+
+/// What one judged answer leaves the rung to do.
+#[allow(clippy::large_enum_variant)]
+enum Turn<T> {
+    /// The run is over (valid or refused).
+    Done(Outcome<T>),
+    /// Ask again on this rung.
+    Again,
+    /// The rung has no attempt left.
+    Exhausted,
+}
 
 /// How one rung ended (one per rung, so its size does not matter).
 #[allow(clippy::large_enum_variant)]
@@ -92,12 +104,7 @@ impl<'a, T> Run<'a, T> {
             }
             let outcome = if let Some(error) = last_error {
                 self.provider_failed(error)
-            } else if self
-                .ledger
-                .attempts
-                .last()
-                .is_some_and(|a| a.finish_reason == FinishReason::Refusal)
-            {
+            } else if self.last_refused() {
                 // Refused on the last attempt left: not re-asked, and not "exhausted".
                 self.refused_last()
             } else {
@@ -115,7 +122,7 @@ impl<'a, T> Run<'a, T> {
             .max_attempts
             .unwrap_or(self.engine.config.max_attempts)
             .max(1);
-        for _ in 0..max {
+        for made in 1..=max {
             if let Some(limit) = self.spend.check(&self.engine.config.budget) {
                 return RungEnd::Budget(limit);
             }
@@ -133,10 +140,16 @@ impl<'a, T> Run<'a, T> {
             let span = tracing::info_span!("attempt", attempt = number, provider);
             match rung.provider.complete(&request).instrument(span).await {
                 Ok(response) => {
-                    if let Some(outcome) =
-                        self.judge(number, index, provider, request.temperature, response)
-                    {
-                        return RungEnd::Done(outcome);
+                    let tries = Tries {
+                        made,
+                        allowed: max,
+                        refused_before: self.last_refused(),
+                    };
+                    let called = (number, index, provider, request.temperature);
+                    match self.judge(called, response, tries) {
+                        Turn::Done(outcome) => return RungEnd::Done(outcome),
+                        Turn::Again => {}
+                        Turn::Exhausted => return RungEnd::Exhausted,
                     }
                 }
                 Err(error) => {
@@ -178,15 +191,14 @@ impl<'a, T> Run<'a, T> {
         request
     }
 
-    /// Judges an answer; returns the outcome when the run is over.
+    /// Judges an answer and asks [`retry::next`] what comes after it (the decision every
+    /// workflow unit takes too).
     fn judge(
         &mut self,
-        number: u32,
-        rung: usize,
-        provider: &str,
-        temperature: Option<f64>,
+        (number, rung, provider, temperature): (u32, usize, &str, Option<f64>),
         response: Response,
-    ) -> Option<Outcome<T>> {
+        tries: Tries,
+    ) -> Turn<T> {
         let report = evaluate(&self.repair, &response.text, &response.finish_reason);
         let cost = self.engine.pricing.cost(&response.usage, &response.model);
         let mut attempt = Attempt {
@@ -205,20 +217,38 @@ impl<'a, T> Run<'a, T> {
             feedback: None,
             notices: response.notices,
         };
-        // A refusal is a content failure: re-asked once with it as feedback; a second one ends
-        // the run (docs/architecture.md, "The path of one answer").
-        if attempt.finish_reason == FinishReason::Refusal && self.refusals() > 0 {
-            return Some(self.refused(attempt));
-        }
         let accepted = self.accept_value(&mut attempt);
+        let judged = match (&accepted, &attempt.finish_reason) {
+            (Some(_), _) => Judged::Valid,
+            (None, FinishReason::Refusal) => Judged::Refused,
+            (None, _) => Judged::Invalid,
+        };
         self.spend.record(&attempt);
         self.attempt_events(&attempt);
         if let Some(value) = accepted {
-            return Some(self.valid(value, attempt));
+            return Turn::Done(self.valid(value, attempt));
+        }
+        let next = retry::next(tries, judged);
+        if next == Next::Refused {
+            // Refused again: ends the run (docs/architecture.md, "The path of one answer").
+            self.ledger.push(attempt);
+            return Turn::Done(self.refused_last());
         }
         self.reject(&mut attempt);
         self.ledger.push(attempt);
-        None
+        if next == Next::Retry {
+            Turn::Again
+        } else {
+            Turn::Exhausted
+        }
+    }
+
+    /// Whether the latest answer so far (on any rung) was a refusal.
+    fn last_refused(&self) -> bool {
+        self.ledger
+            .attempts
+            .last()
+            .is_some_and(|a| a.finish_reason == FinishReason::Refusal)
     }
 
     /// The accepted value, moved out of the attempt's report (the outcome carries it).
@@ -259,22 +289,6 @@ impl<'a, T> Run<'a, T> {
             repairs,
             ledger: std::mem::take(&mut self.ledger),
         }
-    }
-
-    /// Refusals among the attempts so far.
-    fn refusals(&self) -> usize {
-        self.ledger
-            .attempts
-            .iter()
-            .filter(|a| a.finish_reason == FinishReason::Refusal)
-            .count()
-    }
-
-    fn refused(&mut self, attempt: Attempt) -> Outcome<T> {
-        self.spend.record(&attempt);
-        self.attempt_events(&attempt);
-        self.ledger.push(attempt);
-        self.refused_last()
     }
 
     /// The run ends refused, with the last attempt's text as the message.
