@@ -10,7 +10,7 @@
 //! - [`CheckWire`] (`rectify check`) and [`RepairWire`] (`rectify repair`);
 //! - [`AskWire`] (`rectify ask`, feature `engine`);
 //! - [`RunWire`] (`run`, `resume`, `status RUN`), [`RunListWire`] (`status`),
-//!   [`DryRunWire`] (`run --dry-run`) and [`report`] (`report`), feature `workflow`.
+//!   [`DryRunWire`] (`run --dry-run`) and [`ReportWire`] (`report`), feature `workflow`.
 //!
 //! ```
 //! let schema = serde_json::json!({
@@ -43,7 +43,10 @@ pub use ask::AskWire;
 pub use check::{CheckWire, RepairWire};
 pub use diagnostic::DiagnosticWire;
 #[cfg(feature = "workflow")]
-pub use report::report;
+pub use report::{
+    CallOutcomePart, CallPart, EventPart, LinkPart, ReportWire, RunPart, StepPart, TotalsPart,
+    WaitPart, report,
+};
 #[cfg(feature = "workflow")]
 pub use run::{BEST_JSON_LIMIT, RunWire, continue_commands};
 #[cfg(feature = "workflow")]
