@@ -82,6 +82,8 @@ interface NativeOutcome {
   diagnostics: Diagnostic[];
   repairs: Repair[];
   message: string | null;
+  /** A run without a valid value, classified and worded by the core. */
+  error: { class: "exhausted" | "refused" | "provider" | "config" | string; message: string } | null;
   best_attempt: number | null;
   provider_error: { kind: string; message: string } | null;
   attempts: Attempt[];
@@ -132,38 +134,22 @@ function validatorOf<S extends Schema>(
   };
 }
 
-function errorLines(diagnostics: Diagnostic[]): string {
-  return diagnostics
-    .filter((d) => d.severity === "error")
-    .map((d) => (d.path ? `\n- ${d.path}: ${d.message}` : `\n- ${d.message}`))
-    .join("");
-}
-
 /** The value of a valid outcome, or the error that says why there is none. */
 function finish(outcome: NativeOutcome, shape: Shape): unknown {
   const { status, attempts } = outcome;
   if (status === "valid") return finalValue(shape, outcome.value);
-  if (status === "exhausted") {
-    const best = bestOf(outcome);
-    let message = outcome.message ?? "no valid answer";
-    const lines = errorLines(outcome.diagnostics);
-    if (best && lines) {
-      message += `; the best answer (attempt ${best.attempt}) still has problems:${lines}`;
-    }
-    throw new ExhaustedError(message, {
-      best,
+  // The class and the words are the core's (`rectify::failure_of`), as on the command line.
+  const error = outcome.error ?? { class: "config", message: `the run ended as \`${status}\`` };
+  if (error.class === "exhausted") {
+    throw new ExhaustedError(error.message, {
+      best: bestOf(outcome),
       diagnostics: outcome.diagnostics,
       attempts,
     });
   }
-  if (status === "refused") {
-    throw new RefusedError(`the model refused to answer: ${outcome.message ?? ""}`, attempts);
-  }
-  if (status === "provider_failed") {
-    if (outcome.provider_error?.kind === "config") throw new ConfigError(outcome.message ?? "the provider is misconfigured");
-    throw new ProviderError(outcome.message ?? "the provider failed", attempts);
-  }
-  throw new ConfigError(`the run ended as \`${status}\`, which this version does not know`);
+  if (error.class === "refused") throw new RefusedError(error.message, attempts);
+  if (error.class === "provider") throw new ProviderError(error.message, attempts);
+  throw new ConfigError(error.message);
 }
 
 /** What a run of the loop needs besides its model. */

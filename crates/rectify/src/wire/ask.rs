@@ -21,6 +21,9 @@ pub struct AskWire<'a> {
     repairs: &'a [Repair],
     /// Why the run ended without a valid value (the limit, the refusal, the provider error).
     message: Option<String>,
+    /// The run without a valid value, classified and worded once ([`crate::failure_of`]): what
+    /// every front end raises or prints. `None` for a valid one.
+    error: Option<ErrorWire>,
     /// The attempt the value or the best candidate came from.
     best_attempt: Option<u32>,
     /// The limit that ended an exhausted run.
@@ -53,6 +56,15 @@ struct WireAttempt<'a> {
     transport_retries: u32,
     feedback: Option<&'a str>,
     notices: &'a [String],
+}
+
+/// A call without a value: its class and the words every front end uses.
+#[derive(Debug, Clone, Serialize)]
+struct ErrorWire {
+    /// `exhausted`, `refused`, `provider` or `config`.
+    class: &'static str,
+    /// The message (for `exhausted`, the limit and the best answer's problems, one per line).
+    message: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,6 +107,10 @@ impl<'a> AskWire<'a> {
             diagnostics: Vec::new(),
             repairs: &[],
             message: None,
+            error: crate::failure_of(outcome).map(|(class, message)| ErrorWire {
+                class: class.as_str(),
+                message,
+            }),
             best_attempt: None,
             limit: None,
             provider_error: None,
