@@ -1,0 +1,242 @@
+//! Prefix verdicts: checks that can already fail on the part of an answer that has arrived.
+
+mod plan;
+
+use std::sync::Arc;
+
+use rectify_core::{Diagnostic, Location};
+use serde_json::Value;
+
+use crate::reader::{Keys, Observer, PathView, Reader, ReaderOptions};
+use crate::StreamError;
+use plan::{Node, Plan};
+
+/// How the full judge will read the answer, which the prefix checks must agree with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PrefixOptions {
+    /// Whether the full judge applies unsafe repairs. With them, a repeated key is read
+    /// last-wins (`json.duplicate_key`), so nothing in an object is final before it closes;
+    /// without them, a member is final once its value is complete.
+    pub unsafe_repairs: bool,
+}
+
+/// A JSON Schema compiled once into the checks that can fail on a prefix of an answer.
+///
+/// What is judged early, each only when the answer starts with its JSON value (or a fence),
+/// and only where the schema says unconditionally what applies (`properties`, `items`,
+/// `prefixItems`, local `$ref`s; nothing under `patternProperties`, `additionalProperties`
+/// or inside `anyOf`/`oneOf`/`allOf` branches):
+///
+/// - a complete, final member or item (any value: a wrong type or enum value, a number out
+///   of range, a complete object missing a required member): the same safe repairs as the
+///   full judge (for example `"3"` to `3`, an enum value's case), then the sub-schema;
+/// - a string in progress already longer than a `maxLength` (characters a repair could trim
+///   are not counted).
+///
+/// Not judged early: the root value itself (it completes with the answer), `pattern`
+/// (whether no continuation can match is not decided), rules files and custom validators.
+/// The root must be an object of two or more properties or an array of containers: for a
+/// scalar root the repair may read the whole text as the value.
+///
+/// ```
+/// use rectify_stream::{PrefixChecker, PrefixOptions, StreamJudge, Verdict};
+/// use serde_json::json;
+/// use std::sync::Arc;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "status": {"enum": ["todo", "done"]},
+///         "body": {"type": "string"}
+///     }
+/// });
+/// let checker = Arc::new(PrefixChecker::new(&schema, PrefixOptions::default()));
+/// let mut judge = StreamJudge::new(checker.clone());
+/// assert!(matches!(judge.push("{\"status\": \"DONE\", \"bo").unwrap(), Verdict::Open));
+///
+/// let mut judge = StreamJudge::new(checker);
+/// let Verdict::Doomed(why) = judge.push("{\"status\": \"lost\", \"bo").unwrap() else {
+///     panic!("a wrong enum value is final")
+/// };
+/// assert_eq!(why[0].location.pointer, "/status");
+/// ```
+#[derive(Debug)]
+pub struct PrefixChecker {
+    plan: Plan,
+    keys: Keys,
+}
+
+impl PrefixChecker {
+    /// Compiles `schema`. A schema (or part of one) that does not compile judges nothing
+    /// there: the full check reports it.
+    pub fn new(schema: &Value, options: PrefixOptions) -> PrefixChecker {
+        PrefixChecker {
+            plan: Plan::build(schema, options.unsafe_repairs),
+            keys: if options.unsafe_repairs {
+                Keys::LastWins
+            } else {
+                Keys::Unique
+            },
+        }
+    }
+
+    /// True when the schema lets any prefix be judged.
+    pub fn judges(&self) -> bool {
+        self.plan.enabled
+    }
+
+    /// The reader options that agree with this checker.
+    pub fn reader_options(&self) -> ReaderOptions {
+        ReaderOptions {
+            keys: self.keys,
+            ..ReaderOptions::default()
+        }
+    }
+
+    /// The node for a value at `path`, when it may be judged now.
+    fn node(&self, path: PathView<'_>) -> Option<&Node> {
+        if !self.plan.enabled || !path.judgeable() || path.is_root() {
+            return None;
+        }
+        if self.keys == Keys::LastWins && path.under_object() {
+            return None;
+        }
+        self.plan.at(path.segments())
+    }
+
+    /// The errors of the complete value at `path` (`raw` is its text), after safe repairs.
+    fn complete(&self, path: PathView<'_>, value: &Value, raw: &str) -> Vec<Diagnostic> {
+        let Some(check) = self.node(path).and_then(|node| node.check.as_ref()) else {
+            return Vec::new();
+        };
+        if check.schema.is_valid(value) {
+            return Vec::new();
+        }
+        let repaired = rectify_repair::repair(raw, &check.repair);
+        let Some(value) = repaired.value else {
+            return Vec::new();
+        };
+        let prefix = path.pointer();
+        check
+            .schema
+            .check_value(&value)
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .map(|d| relocate(d, &prefix))
+            .collect()
+    }
+
+    /// The error of a string in progress already longer than its `maxLength`.
+    fn string(&self, path: PathView<'_>, chars: usize) -> Option<Diagnostic> {
+        let max = self.node(path)?.max_length?;
+        (chars > max).then(|| {
+            Diagnostic::error(
+                "schema.max_length",
+                Location::from_pointer(&path.pointer()),
+                format!("the string is longer than {max} characters ({chars} so far, still going)"),
+            )
+            .expected(format!("at most {max} characters"))
+            .source("schema")
+        })
+    }
+}
+
+/// `diagnostic` moved from the sub-value's root to `prefix`.
+fn relocate(mut diagnostic: Diagnostic, prefix: &str) -> Diagnostic {
+    let pointer = format!("{prefix}{}", diagnostic.location.pointer);
+    diagnostic.location = Location::from_pointer(&pointer);
+    diagnostic
+}
+
+/// What the prefix says about the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Nothing read so far rules out a valid answer.
+    Open,
+    /// The answer can no longer be valid: the errors that say why.
+    Doomed(Vec<Diagnostic>),
+}
+
+/// A [`Reader`] judged by a [`PrefixChecker`] as text arrives.
+#[derive(Debug)]
+pub struct StreamJudge {
+    reader: Reader,
+    checker: Arc<PrefixChecker>,
+    doomed: Vec<Diagnostic>,
+}
+
+impl StreamJudge {
+    /// A judge for a new answer.
+    pub fn new(checker: Arc<PrefixChecker>) -> StreamJudge {
+        StreamJudge {
+            reader: Reader::with_options(checker.reader_options()),
+            checker,
+            doomed: Vec::new(),
+        }
+    }
+
+    /// Reads a chunk of text and judges what completed in it.
+    pub fn push(&mut self, chunk: &str) -> Result<Verdict, StreamError> {
+        if self.doomed.is_empty() {
+            let mut watch = Watch {
+                checker: &self.checker,
+                found: &mut self.doomed,
+            };
+            self.reader.push_observed(chunk, &mut watch)?;
+        } else {
+            self.reader.push(chunk)?;
+        }
+        Ok(self.verdict())
+    }
+
+    /// Reads a chunk of bytes (a character split across chunks is joined) and judges it.
+    pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Verdict, StreamError> {
+        let mut watch = Watch {
+            checker: &self.checker,
+            found: &mut self.doomed,
+        };
+        self.reader.push_bytes_observed(chunk, &mut watch)?;
+        Ok(self.verdict())
+    }
+
+    /// The verdict so far.
+    pub fn verdict(&self) -> Verdict {
+        if self.doomed.is_empty() {
+            Verdict::Open
+        } else {
+            Verdict::Doomed(self.doomed.clone())
+        }
+    }
+
+    /// The reader, for the text and the partial value.
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// The reader, to end the stream.
+    pub fn reader_mut(&mut self) -> &mut Reader {
+        &mut self.reader
+    }
+}
+
+/// The observer that collects the first errors.
+struct Watch<'a> {
+    checker: &'a PrefixChecker,
+    found: &'a mut Vec<Diagnostic>,
+}
+
+impl Observer for Watch<'_> {
+    fn completed(&mut self, path: PathView<'_>, value: &Value, raw: &str) {
+        if self.found.is_empty() {
+            *self.found = self.checker.complete(path, value, raw);
+        }
+    }
+
+    fn string_grew(&mut self, path: PathView<'_>, chars: usize) {
+        if self.found.is_empty() {
+            self.found.extend(self.checker.string(path, chars));
+        }
+    }
+
+    fn repeated_key(&mut self, _: PathView<'_>, _: &str) {}
+}

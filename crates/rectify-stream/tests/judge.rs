@@ -1,0 +1,149 @@
+//! Prefix verdicts: what is stopped early, and what is not.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Arc;
+
+use rectify_stream::{PrefixChecker, PrefixOptions, StreamJudge, Verdict};
+use serde_json::{Value, json};
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["status", "items"],
+        "properties": {
+            "status": {"enum": ["todo", "in_progress", "done"]},
+            "count": {"type": "integer", "maximum": 10},
+            "title": {"type": "string", "maxLength": 5},
+            "owner": {"$ref": "#/$defs/person"},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/person"}}
+        },
+        "$defs": {
+            "person": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}
+            }
+        }
+    })
+}
+
+/// Feeds `text` one character at a time; the pointer of the first doomed error and how many
+/// bytes had arrived then.
+fn judge_with(schema: &Value, options: PrefixOptions, text: &str) -> Option<(String, usize)> {
+    let checker = Arc::new(PrefixChecker::new(schema, options));
+    let mut judge = StreamJudge::new(checker);
+    let mut buf = [0u8; 4];
+    for (at, c) in text.char_indices() {
+        if let Verdict::Doomed(why) = judge.push(c.encode_utf8(&mut buf)).unwrap() {
+            return Some((why[0].location.pointer.clone(), at + c.len_utf8()));
+        }
+    }
+    None
+}
+
+fn judge(text: &str) -> Option<(String, usize)> {
+    judge_with(&schema(), PrefixOptions::default(), text)
+}
+
+#[test]
+fn a_wrong_enum_value_stops_the_answer_as_soon_as_it_is_complete() {
+    let text = r#"{"status": "lost", "count": 3, "items": []}"#;
+    let (pointer, at) = judge(text).unwrap();
+    assert_eq!(pointer, "/status");
+    // Judged at the comma: only then is `"lost"` known to be the whole value.
+    assert_eq!(at, r#"{"status": "lost","#.len());
+}
+
+#[test]
+fn safe_coercions_are_applied_before_judging() {
+    assert_eq!(judge(r#"{"status": "In Progress", "count": "3", "items": []}"#), None);
+    assert_eq!(judge(r#"{"status": "DONE", "count": 3.0, "items": []}"#), None);
+    let (pointer, _) = judge(r#"{"count": "three", "status": "done"}"#).unwrap();
+    assert_eq!(pointer, "/count");
+    let (pointer, _) = judge(r#"{"count": 11}"#).unwrap();
+    assert_eq!(pointer, "/count");
+}
+
+#[test]
+fn a_nested_object_missing_a_required_member_is_doomed_when_it_closes() {
+    let text = r#"{"owner": {"age": 3}, "status": "done"}"#;
+    let (pointer, at) = judge(text).unwrap();
+    assert_eq!(pointer, "/owner/name");
+    assert_eq!(at, r#"{"owner": {"age": 3},"#.len());
+    // An array item breaking its schema, through a $ref (a number for a string would be
+    // coerced safely, so the item misses its name instead).
+    let text = r#"{"items": [{"name": "a"}, {"age": 5}, {"name": "c"}]}"#;
+    let (pointer, _) = judge(text).unwrap();
+    assert_eq!(pointer, "/items/1/name");
+}
+
+#[test]
+fn a_string_over_max_length_is_doomed_before_it_ends() {
+    let text = r#"{"title": "far too long a title", "status": "done"}"#;
+    let (pointer, at) = judge(text).unwrap();
+    assert_eq!(pointer, "/title");
+    assert_eq!(at, r#"{"title": "far too"#.len());
+    // White space is not counted while the string goes on; once it ends, the whole string
+    // is checked as the full judge checks it.
+    let text = r#"{"title": "  abc      ", "status": "done", "items": []}"#;
+    assert_eq!(judge(text).map(|d| d.1), Some(r#"{"title": "  abc      ","#.len()));
+}
+
+#[test]
+fn prose_first_is_never_judged_and_a_fence_is() {
+    assert_eq!(judge("Sure!\n{\"status\": \"lost\"}"), None);
+    assert_eq!(
+        judge("```json\n{\"status\": \"lost\"}").map(|d| d.0).as_deref(),
+        Some("/status")
+    );
+}
+
+#[test]
+fn loose_json_is_left_to_the_full_judge() {
+    assert_eq!(judge("{'status': 'lost'}"), None);
+    assert_eq!(judge("{\"count\": 3, // a comment\n\"status\": \"lost\"}"), None);
+}
+
+#[test]
+fn with_unsafe_repairs_members_wait_for_their_object() {
+    let unsafe_ok = PrefixOptions {
+        unsafe_repairs: true,
+    };
+    // Last wins: a repeated key may still fix it, so nothing is judged inside the root.
+    let text = r#"{"status": "lost", "status": "done", "items": []}"#;
+    assert_eq!(judge_with(&schema(), unsafe_ok, text), None);
+    // Items of a root array are final when complete.
+    let list = json!({"type": "array", "items": {"$ref": "#/$defs/p"},
+                      "$defs": {"p": {"type": "object", "required": ["n"]}}});
+    let (pointer, _) = judge_with(&list, unsafe_ok, r#"[{"n": 1}, {}, {"n": 2}]"#).unwrap();
+    assert_eq!(pointer, "/1/n");
+}
+
+#[test]
+fn roots_the_repair_may_read_as_text_are_not_judged() {
+    for root in [
+        json!({"type": "object", "properties": {"answer": {"enum": ["a"]}}}),
+        json!({"type": "string", "maxLength": 1}),
+        json!({"type": "array", "items": {"enum": ["a"]}}),
+        json!({"anyOf": [{"type": "object"}]}),
+    ] {
+        let checker = PrefixChecker::new(&root, PrefixOptions::default());
+        assert!(!checker.judges(), "{root}");
+    }
+}
+
+#[test]
+fn places_the_schema_leaves_open_are_not_judged() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": {"anyOf": [{"type": "integer"}, {"properties": {"x": {"type": "integer"}}}]},
+            "b": {"type": "object", "additionalProperties": {"type": "integer"}}
+        }
+    });
+    let text = r#"{"b": {"z": "no"}, "a": {"x": "no"}}"#;
+    // /b/z and /a/x are open; /b is judged whole when it closes.
+    let (pointer, _) = judge_with(&schema, PrefixOptions::default(), text).unwrap();
+    assert_eq!(pointer, "/b/z");
+}
