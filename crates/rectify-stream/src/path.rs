@@ -29,7 +29,10 @@ mod tests {
 
     #[test]
     fn pointers_escape_keys() {
-        assert_eq!(pointer([Seg::Key("a/b"), Seg::Index(2), Seg::Key("~")]), "/a~1b/2/~0");
+        assert_eq!(
+            pointer([Seg::Key("a/b"), Seg::Index(2), Seg::Key("~")]),
+            "/a~1b/2/~0"
+        );
         assert_eq!(pointer([]), "");
     }
 }

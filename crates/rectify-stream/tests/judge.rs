@@ -57,8 +57,14 @@ fn a_wrong_enum_value_stops_the_answer_as_soon_as_it_is_complete() {
 
 #[test]
 fn safe_coercions_are_applied_before_judging() {
-    assert_eq!(judge(r#"{"status": "In Progress", "count": "3", "items": []}"#), None);
-    assert_eq!(judge(r#"{"status": "DONE", "count": 3.0, "items": []}"#), None);
+    assert_eq!(
+        judge(r#"{"status": "In Progress", "count": "3", "items": []}"#),
+        None
+    );
+    assert_eq!(
+        judge(r#"{"status": "DONE", "count": 3.0, "items": []}"#),
+        None
+    );
     let (pointer, _) = judge(r#"{"count": "three", "status": "done"}"#).unwrap();
     assert_eq!(pointer, "/count");
     let (pointer, _) = judge(r#"{"count": 11}"#).unwrap();
@@ -87,14 +93,19 @@ fn a_string_over_max_length_is_doomed_before_it_ends() {
     // White space is not counted while the string goes on; once it ends, the whole string
     // is checked as the full judge checks it.
     let text = r#"{"title": "  abc      ", "status": "done", "items": []}"#;
-    assert_eq!(judge(text).map(|d| d.1), Some(r#"{"title": "  abc      ","#.len()));
+    assert_eq!(
+        judge(text).map(|d| d.1),
+        Some(r#"{"title": "  abc      ","#.len())
+    );
 }
 
 #[test]
 fn prose_first_is_never_judged_and_a_fence_is() {
     assert_eq!(judge("Sure!\n{\"status\": \"lost\"}"), None);
     assert_eq!(
-        judge("```json\n{\"status\": \"lost\"}").map(|d| d.0).as_deref(),
+        judge("```json\n{\"status\": \"lost\"}")
+            .map(|d| d.0)
+            .as_deref(),
         Some("/status")
     );
 }
@@ -102,7 +113,10 @@ fn prose_first_is_never_judged_and_a_fence_is() {
 #[test]
 fn loose_json_is_left_to_the_full_judge() {
     assert_eq!(judge("{'status': 'lost'}"), None);
-    assert_eq!(judge("{\"count\": 3, // a comment\n\"status\": \"lost\"}"), None);
+    assert_eq!(
+        judge("{\"count\": 3, // a comment\n\"status\": \"lost\"}"),
+        None
+    );
 }
 
 #[test]

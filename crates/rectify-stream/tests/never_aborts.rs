@@ -53,7 +53,7 @@ fn tight(value: &Value, depth: usize) -> Value {
             "maxItems": items.len(),
             "prefixItems": items.iter().map(|v| tight(v, depth + 1)).collect::<Vec<_>>(),
         }),
-        Value::String(s) if depth % 2 == 0 => {
+        Value::String(s) if depth.is_multiple_of(2) => {
             let n = s.chars().count();
             json!({"type": "string", "maxLength": n, "minLength": n})
         }
@@ -82,7 +82,9 @@ fn no_prefix_of_a_valid_answer_is_judged_doomed() {
     for (id, input, schema) in corpus() {
         let own = schema.into_iter();
         let read = rectify_repair::repair(&input, &rectify_repair::RepairOptions::default()).value;
-        let made = read.filter(|v| v.is_object() || v.is_array()).map(|v| tight(&v, 0));
+        let made = read
+            .filter(|v| v.is_object() || v.is_array())
+            .map(|v| tight(&v, 0));
         for schema in own.chain(made) {
             let Ok(judgement) = rectify_judge::validate(&input, &schema) else {
                 continue;
@@ -98,7 +100,10 @@ fn no_prefix_of_a_valid_answer_is_judged_doomed() {
             }
         }
     }
-    println!("{valid} valid answers, {judged} under a schema that judges prefixes, {} aborted", aborted.len());
+    println!(
+        "{valid} valid answers, {judged} under a schema that judges prefixes, {} aborted",
+        aborted.len()
+    );
     assert!(valid > 300, "the corpora shrank: {valid}");
     assert!(judged > 100, "too few judged: {judged}");
     assert!(aborted.is_empty(), "{}", aborted.join("\n"));

@@ -49,8 +49,14 @@ fn wrapped(value: &Value, style: u8) -> String {
     match style % 4 {
         0 => serde_json::to_string(value).unwrap(),
         1 => serde_json::to_string_pretty(value).unwrap(),
-        2 => format!("```json\n{}\n```\n", serde_json::to_string_pretty(value).unwrap()),
-        _ => format!("  \n{} trailing words", serde_json::to_string(value).unwrap()),
+        2 => format!(
+            "```json\n{}\n```\n",
+            serde_json::to_string_pretty(value).unwrap()
+        ),
+        _ => format!(
+            "  \n{} trailing words",
+            serde_json::to_string(value).unwrap()
+        ),
     }
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rectify_core::{Diagnostic, Location};
 use serde_json::Value;
 
-use crate::reader::{Keys, Observer, PathView, Reader, ReaderOptions};
 use crate::StreamError;
+use crate::reader::{Keys, Observer, PathView, Reader, ReaderOptions};
 use plan::{Node, Plan};
 
 /// How the full judge will read the answer, which the prefix checks must agree with.

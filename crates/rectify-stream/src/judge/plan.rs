@@ -201,9 +201,8 @@ fn refs_are_definitions(schema: &Value) -> bool {
     match schema {
         Value::Object(obj) => obj.iter().all(|(key, v)| {
             if key == "$ref" {
-                v.as_str().is_some_and(|r| {
-                    r.starts_with("#/$defs/") || r.starts_with("#/definitions/")
-                })
+                v.as_str()
+                    .is_some_and(|r| r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
             } else {
                 refs_are_definitions(v)
             }
@@ -230,7 +229,9 @@ fn enabled(root: &Value, schema: Option<&Value>) -> bool {
     }
     let items = obj.get("items").and_then(|i| resolve(root, i));
     obj.get("type").is_some_and(|t| t == "array")
-        && items.and_then(|i| i.get("type")).is_some_and(|t| t == "object" || t == "array")
+        && items
+            .and_then(|i| i.get("type"))
+            .is_some_and(|t| t == "object" || t == "array")
 }
 
 /// True when the `type` is absent or names a scalar type.

@@ -310,17 +310,14 @@ impl Reader {
     /// Prose: skips to the start of the next line.
     fn prose(&mut self) -> bool {
         let bytes = self.text.as_bytes();
-        match bytes[self.pos..].iter().position(|&b| b == b'\n') {
-            Some(nl) => {
-                self.pos += nl + 1;
-                self.mode = Mode::Start;
-                self.fenced = false;
-                true
-            }
-            None => {
-                self.pos = bytes.len();
-                false
-            }
+        if let Some(nl) = bytes[self.pos..].iter().position(|&b| b == b'\n') {
+            self.pos += nl + 1;
+            self.mode = Mode::Start;
+            self.fenced = false;
+            true
+        } else {
+            self.pos = bytes.len();
+            false
         }
     }
 

@@ -27,7 +27,8 @@ impl Partial {
     pub fn is_final(&self, pointer: &str) -> bool {
         self.final_paths.iter().any(|p| {
             pointer == p
-                || (pointer.starts_with(p.as_str()) && pointer.as_bytes().get(p.len()) == Some(&b'/'))
+                || (pointer.starts_with(p.as_str())
+                    && pointer.as_bytes().get(p.len()) == Some(&b'/'))
         })
     }
 }
@@ -51,11 +52,10 @@ impl Reader {
             child = Some(frame.snapshot(child));
         }
         let value = child?;
-        let in_progress = self.in_progress();
         Some(Partial {
             value,
             final_paths: self.final_paths(),
-            in_progress,
+            in_progress: Some(self.in_progress()),
             complete: false,
         })
     }
@@ -83,7 +83,9 @@ impl Reader {
             .map(Value::String)
     }
 
-    fn in_progress(&self) -> Option<String> {
+    /// The pointer of the value being read: a member or item, or else the innermost open
+    /// container.
+    fn in_progress(&self) -> String {
         let path = self.view();
         let inside = match self.stack.last() {
             Some(Frame::Object { key, .. }) => key.is_some(),
@@ -91,10 +93,10 @@ impl Reader {
             None => false,
         };
         if inside {
-            Some(path.pointer())
+            path.pointer()
         } else {
             let len = self.stack.len();
-            Some(pointer(PathView::new(&self.stack[..len.saturating_sub(1)], false).segments()))
+            pointer(PathView::new(&self.stack[..len.saturating_sub(1)], false).segments())
         }
     }
 

@@ -126,7 +126,8 @@ impl Reader {
     }
 
     fn key_done(&mut self, text: String, observer: &mut impl Observer) {
-        let repeated = matches!(self.stack.last(), Some(Frame::Object { map, .. }) if map.contains_key(&text));
+        let repeated =
+            matches!(self.stack.last(), Some(Frame::Object { map, .. }) if map.contains_key(&text));
         if repeated {
             observer.repeated_key(self.view(), &text);
         }
@@ -144,7 +145,9 @@ impl Reader {
             (false, "null") => Value::Null,
             (true, _) => match serde_json::from_str::<serde_json::Number>(raw) {
                 Ok(n) => Value::Number(n),
-                Err(_) => return self.give_up(format!("`{raw}` at byte {start} is not a JSON number")),
+                Err(_) => {
+                    return self.give_up(format!("`{raw}` at byte {start} is not a JSON number"));
+                }
             },
             _ => return self.give_up(format!("`{raw}` at byte {start} is not strict JSON")),
         };

@@ -61,7 +61,13 @@ pub(crate) fn scan_string(
                     Escape::None
                 };
             }
-            Escape::Hex(n) => *escape = if n > 1 { Escape::Hex(n - 1) } else { Escape::None },
+            Escape::Hex(n) => {
+                *escape = if n > 1 {
+                    Escape::Hex(n - 1)
+                } else {
+                    Escape::None
+                }
+            }
             Escape::None => match b {
                 b'"' => return StrScan::End(i),
                 b'\\' => {
