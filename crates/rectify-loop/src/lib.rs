@@ -65,6 +65,7 @@ mod feedback;
 mod memory;
 mod outcome;
 pub mod retry;
+mod stream;
 mod task;
 mod verdict;
 
@@ -81,6 +82,7 @@ pub use events::{Event, EventKind, EventSink, JsonLinesSink};
 pub use feedback::{Feedback, issue_line};
 pub use memory::{ErrorMemory, Remembered};
 pub use outcome::{Attempt, Candidate, Escalation, Ledger, Limit, Outcome, Totals};
+pub use stream::{StreamEvent, StreamEvents, Streaming};
 pub use task::{Task, ValidatorFn};
 pub use verdict::{parse_verdict, verdict_diagnostics};
 

@@ -1,6 +1,7 @@
 //! The provider trait.
 
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -11,6 +12,24 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The result of [`Provider::complete`].
 pub type CompletionFuture<'a> = BoxFuture<'a, Result<Response, ProviderError>>;
+
+/// The `finish_reason` (as [`FinishReason::Other`](crate::FinishReason::Other)) of an answer
+/// whose stream the caller stopped through its [`StreamSink`].
+pub const STOPPED: &str = "stopped_by_caller";
+
+/// Where a streaming call hands the answer's text as it arrives.
+pub trait StreamSink: Send {
+    /// The next piece of the answer's text. [`ControlFlow::Break`] stops the call: the
+    /// provider closes the stream and returns what arrived, its `finish_reason`
+    /// [`STOPPED`].
+    fn text(&mut self, delta: &str) -> ControlFlow<()>;
+}
+
+impl<F: FnMut(&str) -> ControlFlow<()> + Send> StreamSink for F {
+    fn text(&mut self, delta: &str) -> ControlFlow<()> {
+        self(delta)
+    }
+}
 
 /// A model behind some transport: an HTTP API, a command-line agent, a cassette, a local model.
 ///
@@ -26,6 +45,27 @@ pub trait Provider: Send + Sync {
 
     /// A short name for logs and ledgers, such as `openai:gpt-4o-mini`.
     fn name(&self) -> &str;
+
+    /// Asks for one completion, handing its text to `sink` as it arrives. Transport retries
+    /// happen only before any text has arrived; a stream cut after that is an error
+    /// ([`ErrorKind::Truncated`](crate::ErrorKind::Truncated)) and the sink holds what came.
+    /// The default completes the whole answer and hands it over at once.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            let response = self.complete(request).await?;
+            let _ = sink.text(&response.text);
+            Ok(response)
+        })
+    }
+
+    /// True when [`Provider::complete_streaming`] hands text over as it arrives.
+    fn streams(&self) -> bool {
+        false
+    }
 }
 
 impl std::fmt::Debug for dyn Provider {
@@ -37,6 +77,18 @@ impl std::fmt::Debug for dyn Provider {
 impl<P: Provider + ?Sized> Provider for Box<P> {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         (**self).complete(request)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        (**self).complete_streaming(request, sink)
+    }
+
+    fn streams(&self) -> bool {
+        (**self).streams()
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -51,6 +103,18 @@ impl<P: Provider + ?Sized> Provider for Box<P> {
 impl<P: Provider + ?Sized> Provider for Arc<P> {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         (**self).complete(request)
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        (**self).complete_streaming(request, sink)
+    }
+
+    fn streams(&self) -> bool {
+        (**self).streams()
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -1,13 +1,16 @@
 //! The Anthropic Messages API (`POST {base}/v1/messages`).
 
+mod stream;
 pub(crate) mod wire;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::http::{self, HttpOptions, HttpTransport, join_url};
+use crate::http::{self, HttpOptions, HttpTransport, StreamCall, join_url};
 use crate::retry::Retrier;
 use crate::secret::ApiKey;
-use crate::{Capabilities, CompletionFuture, Provider, ProviderError, Request, Response};
+use crate::{
+    Capabilities, CompletionFuture, Provider, ProviderError, Request, Response, StreamSink,
+};
 
 /// The Anthropic API's own base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -122,6 +125,27 @@ impl AnthropicProvider {
         self
     }
 
+    /// One streamed call (`stream: true`).
+    async fn call_streaming(
+        &self,
+        request: &Request,
+        sink: &mut dyn StreamSink,
+    ) -> Result<Response, ProviderError> {
+        let mut body = wire::request_body(&self.config, request);
+        body["stream"] = true.into();
+        let call = StreamCall {
+            provider: &self.name,
+            url: &self.endpoint,
+            headers: &self.headers,
+            body: &body,
+            timeout: request.timeout,
+            default_model: &self.config.model,
+            parse: wire::parse_response,
+        };
+        let mut events = stream::AnthropicStream::default();
+        self.transport.post_stream(&call, &mut events, sink).await
+    }
+
     async fn call(&self, request: &Request) -> Result<Response, ProviderError> {
         let body = wire::request_body(&self.config, request);
         let reply = self
@@ -155,6 +179,18 @@ fn headers(config: &AnthropicConfig) -> Result<HeaderMap, &'static str> {
 impl Provider for AnthropicProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         Box::pin(self.call(request))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(self.call_streaming(request, sink))
+    }
+
+    fn streams(&self) -> bool {
+        true
     }
 
     fn capabilities(&self) -> Capabilities {

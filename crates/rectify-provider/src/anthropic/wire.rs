@@ -69,7 +69,7 @@ pub(crate) fn parse_response(body: &str) -> Result<Answer, ErrorKind> {
     })
 }
 
-fn stop_reason(reason: Option<&str>) -> FinishReason {
+pub(crate) fn stop_reason(reason: Option<&str>) -> FinishReason {
     match reason {
         None | Some("end_turn" | "stop_sequence") => FinishReason::Stop,
         Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,

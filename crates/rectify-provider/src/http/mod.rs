@@ -2,6 +2,11 @@
 //! the retry layer, secrets redacted from everything kept.
 
 mod body;
+mod sse;
+mod stream;
+
+pub(crate) use sse::SseEvent;
+pub(crate) use stream::{StreamCall, StreamWire, stopped_answer};
 
 use std::time::Duration;
 

@@ -4,17 +4,19 @@
 //! LM Studio, OpenRouter. The base URL includes the version prefix, as in the OpenAI SDKs:
 //! `https://api.openai.com/v1`, `http://localhost:11434/v1`.
 
+mod stream;
 pub(crate) mod wire;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
-use crate::http::{self, HttpOptions, HttpTransport, join_url};
+use crate::http::{self, HttpOptions, HttpTransport, StreamCall, join_url};
 use crate::retry::Retrier;
 use crate::secret::ApiKey;
 use crate::{
     Capabilities, CompletionFuture, ErrorKind, Message, Provider, ProviderError, Request, Response,
+    StreamSink,
 };
 
 pub use crate::StructuredOutput;
@@ -211,6 +213,51 @@ impl OpenAiProvider {
         }
     }
 
+    /// One streamed call (`stream: true`, usage asked for at the end); a rejected
+    /// `response_format` falls back as in [`Self::call`], before any text has arrived.
+    async fn call_streaming(
+        &self,
+        request: &Request,
+        sink: &mut dyn StreamSink,
+    ) -> Result<Response, ProviderError> {
+        let mut notices = Vec::new();
+        let mut request = std::borrow::Cow::Borrowed(request);
+        loop {
+            let mode = self.structured_output();
+            let sent = wire::sent_format(mode, &request);
+            let mut body = wire::request_body(&self.config, mode, &request);
+            body["stream"] = true.into();
+            body["stream_options"] = serde_json::json!({"include_usage": true});
+            let call = StreamCall {
+                provider: &self.name,
+                url: &self.endpoint,
+                headers: &self.headers,
+                body: &body,
+                timeout: request.timeout,
+                default_model: &self.config.model,
+                parse: wire::parse_response,
+            };
+            let mut events = stream::OpenAiStream::default();
+            let error = match self.transport.post_stream(&call, &mut events, sink).await {
+                Ok(mut response) => {
+                    response.notices = notices;
+                    return Ok(response);
+                }
+                Err(error) => error,
+            };
+            let Some(weaker) = self.rejected(&error, sent) else {
+                return Err(error);
+            };
+            notices.push(format!(
+                "the server rejected `response_format: {sent}` ({}); using `{weaker}` for the rest of the run",
+                rejection_summary(&error.kind)
+            ));
+            if sent == StructuredOutput::JsonSchema {
+                request = std::borrow::Cow::Owned(with_schema_in_prompt(&request));
+            }
+        }
+    }
+
     /// The weaker mode to use when `error` says the server rejected the `response_format`
     /// sent as `sent`; remembered for later calls.
     fn rejected(&self, error: &ProviderError, sent: StructuredOutput) -> Option<StructuredOutput> {
@@ -230,6 +277,18 @@ impl OpenAiProvider {
 impl Provider for OpenAiProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         Box::pin(self.call(request))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(self.call_streaming(request, sink))
+    }
+
+    fn streams(&self) -> bool {
+        true
     }
 
     fn capabilities(&self) -> Capabilities {

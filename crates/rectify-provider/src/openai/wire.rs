@@ -122,7 +122,7 @@ fn content_text(content: Option<&Value>) -> Option<String> {
     }
 }
 
-fn finish_reason(reason: Option<&str>) -> FinishReason {
+pub(crate) fn finish_reason(reason: Option<&str>) -> FinishReason {
     match reason {
         None | Some("stop" | "eos" | "stop_sequence") => FinishReason::Stop,
         Some("length" | "max_tokens") => FinishReason::Length,
@@ -135,7 +135,7 @@ fn usage(usage: Option<&Value>) -> Usage {
     crate::http::usage_from(usage, "prompt_tokens", "completion_tokens")
 }
 
-fn error_message(error: &Value) -> String {
+pub(crate) fn error_message(error: &Value) -> String {
     error
         .get("message")
         .and_then(Value::as_str)

@@ -163,6 +163,7 @@ pub struct StreamJudge {
     reader: Reader,
     checker: Arc<PrefixChecker>,
     doomed: Vec<Diagnostic>,
+    repeated_key: bool,
 }
 
 impl StreamJudge {
@@ -172,6 +173,7 @@ impl StreamJudge {
             reader: Reader::with_options(checker.reader_options()),
             checker,
             doomed: Vec::new(),
+            repeated_key: false,
         }
     }
 
@@ -181,6 +183,7 @@ impl StreamJudge {
             let mut watch = Watch {
                 checker: &self.checker,
                 found: &mut self.doomed,
+                repeated_key: &mut self.repeated_key,
             };
             self.reader.push_observed(chunk, &mut watch)?;
         } else {
@@ -194,6 +197,7 @@ impl StreamJudge {
         let mut watch = Watch {
             checker: &self.checker,
             found: &mut self.doomed,
+            repeated_key: &mut self.repeated_key,
         };
         self.reader.push_bytes_observed(chunk, &mut watch)?;
         Ok(self.verdict())
@@ -206,6 +210,12 @@ impl StreamJudge {
         } else {
             Verdict::Doomed(self.doomed.clone())
         }
+    }
+
+    /// True when the answer repeated a key in an object: with unique keys (no unsafe
+    /// repairs), a verdict may rest on a value a later repeat would have replaced.
+    pub fn saw_repeated_key(&self) -> bool {
+        self.repeated_key
     }
 
     /// The reader, for the text and the partial value.
@@ -223,6 +233,7 @@ impl StreamJudge {
 struct Watch<'a> {
     checker: &'a PrefixChecker,
     found: &'a mut Vec<Diagnostic>,
+    repeated_key: &'a mut bool,
 }
 
 impl Observer for Watch<'_> {
@@ -238,5 +249,7 @@ impl Observer for Watch<'_> {
         }
     }
 
-    fn repeated_key(&mut self, _: PathView<'_>, _: &str) {}
+    fn repeated_key(&mut self, _: PathView<'_>, _: &str) {
+        *self.repeated_key = true;
+    }
 }

@@ -135,6 +135,7 @@ pub struct Reader {
     root: Option<Value>,
     fenced: bool,
     prose: bool,
+    settled: usize,
 }
 
 impl Default for Reader {
@@ -163,6 +164,7 @@ impl Reader {
             root: None,
             fenced: false,
             prose: false,
+            settled: 0,
         }
     }
 
@@ -246,6 +248,12 @@ impl Reader {
 
     pub(crate) fn view(&self) -> PathView<'_> {
         PathView::new(&self.stack, !self.prose)
+    }
+
+    /// How many values have completed so far (a cheap way to tell that a new
+    /// [`Reader::partial`] would show more).
+    pub fn settled(&self) -> usize {
+        self.settled
     }
 
     /// How repeated keys are read.

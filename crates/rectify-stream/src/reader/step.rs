@@ -199,6 +199,7 @@ impl Reader {
     /// A value is complete and final in its container: told to the observer, then kept.
     fn settle(&mut self, pending: Pending, observer: &mut impl Observer) {
         let Pending { value, start, end } = pending;
+        self.settled += 1;
         observer.completed(self.view(), &value, &self.text[start..end]);
         match self.stack.last_mut() {
             None => {}
