@@ -1,0 +1,167 @@
+//! Benchmark (issue 40): tokens paid and time to a valid answer, with and without streaming,
+//! when the first answer goes wrong in its first field.
+//!
+//! A local server speaks OpenAI's SSE format, one token (a few characters) per event every
+//! `TOKEN_MS` ms. The first answer of every run has a wrong enum value in its first field,
+//! then ~2,000 tokens; the second is valid. Without streaming the loop pays for the whole
+//! first answer; with [`Streaming`] it stops it at the first field and asks again.
+//!
+//! `cargo run --release -p rectify-loop --example stream_abort [runs]`
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rectify_loop::{Engine, LoopConfig, Streaming, Task};
+use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
+use rectify_stream::{PrefixChecker, PrefixOptions};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const TOKEN_MS: u64 = 1;
+const TOKENS: usize = 2_000;
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["status", "notes"],
+        "properties": {
+            "status": {"enum": ["open", "closed"]},
+            "notes": {"type": "array", "items": {"type": "string"}}
+        }
+    })
+}
+
+/// The answer's tokens: `{"status": "<status>", "notes": ["word", ...]}` cut in ~4-byte
+/// pieces, about `TOKENS` of them.
+fn tokens(status: &str) -> Vec<String> {
+    let notes: Vec<String> = (0..TOKENS / 3).map(|i| format!("n{i}")).collect();
+    let text = json!({"status": status, "notes": notes}).to_string();
+    text.as_bytes()
+        .chunks(4)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect()
+}
+
+/// Serves answers in turn (bad, good, bad, good, ...), counting tokens sent.
+async fn serve(listener: TcpListener, sent: Arc<AtomicU64>) {
+    let mut turn = 0u64;
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
+        let status = if turn % 2 == 0 { "OPENED!" } else { "open" };
+        turn += 1;
+        tokio::spawn(answer(stream, tokens(status), Arc::clone(&sent)));
+    }
+}
+
+async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut buf).await.unwrap_or(0);
+        head.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&head);
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0);
+            if head.len() >= end + 4 + length {
+                break;
+            }
+        }
+        if n == 0 {
+            return;
+        }
+    }
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+    if stream.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    let count = tokens.len();
+    for token in tokens {
+        let event = format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": token}}]})
+        );
+        if chunk(&mut stream, &event).await.is_err() {
+            return; // the client stopped reading: no more tokens are paid
+        }
+        sent.fetch_add(1, Ordering::Relaxed);
+        tokio::time::sleep(Duration::from_millis(TOKEN_MS)).await;
+    }
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": count}});
+    let _ = chunk(&mut stream, &format!("data: {end}\n\ndata: [DONE]\n\n")).await;
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+}
+
+async fn chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
+    stream
+        .write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())
+        .await?;
+    stream.flush().await
+}
+
+async fn run(streaming: bool, runs: usize) -> (u64, Duration, usize) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let sent = Arc::new(AtomicU64::new(0));
+    tokio::spawn(serve(listener, Arc::clone(&sent)));
+    let provider = OpenAiProvider::new(OpenAiConfig::new("scripted").with_base_url(url)).unwrap();
+    let engine = if streaming {
+        let checker = Arc::new(PrefixChecker::new(&schema(), PrefixOptions::default()));
+        Engine::new(Streaming::new(provider, checker))
+    } else {
+        Engine::new(provider)
+    };
+    let engine = engine.with_config(LoopConfig::default());
+    let task = Task::new("Report the status and notes as JSON.")
+        .schema(schema())
+        .unwrap();
+    let start = Instant::now();
+    let mut valid = 0;
+    for _ in 0..runs {
+        if engine.run(&task).await.is_valid() {
+            valid += 1;
+        }
+    }
+    // Let a server task notice a closed connection before counting.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    (sent.load(Ordering::Relaxed), start.elapsed(), valid)
+}
+
+#[tokio::main]
+async fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(5);
+    let (tokens_plain, time_plain, valid_plain) = run(false, runs).await;
+    let (tokens_stream, time_stream, valid_stream) = run(true, runs).await;
+    let per = |t: u64, v: usize| t as f64 / v.max(1) as f64;
+    println!("runs: {runs}, tokens per answer: ~{}", tokens("open").len());
+    println!(
+        "without streaming: {valid_plain} valid, {:.0} output tokens per valid answer, {:.2} s per valid answer",
+        per(tokens_plain, valid_plain),
+        time_plain.as_secs_f64() / valid_plain.max(1) as f64
+    );
+    println!(
+        "with streaming:    {valid_stream} valid, {:.0} output tokens per valid answer, {:.2} s per valid answer",
+        per(tokens_stream, valid_stream),
+        time_stream.as_secs_f64() / valid_stream.max(1) as f64
+    );
+    println!(
+        "tokens saved: {:.1}%, time ratio (stream/plain): {:.2}",
+        100.0 * (1.0 - per(tokens_stream, valid_stream) / per(tokens_plain, valid_plain)),
+        time_stream.as_secs_f64() / time_plain.as_secs_f64()
+    );
+}
