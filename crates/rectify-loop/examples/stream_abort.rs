@@ -83,6 +83,9 @@ async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>
             return;
         }
     }
+    if !String::from_utf8_lossy(&head).contains("\"stream\":true") {
+        return whole(stream, tokens, sent).await;
+    }
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
     if stream.write_all(head.as_bytes()).await.is_err() {
         return;
@@ -102,6 +105,20 @@ async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>
     let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": count}});
     let _ = chunk(&mut stream, &format!("data: {end}\n\ndata: [DONE]\n\n")).await;
     let _ = stream.write_all(b"0\r\n\r\n").await;
+}
+
+/// A non-streamed answer: generated at the same pace, all tokens paid, sent as one body.
+async fn whole(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>) {
+    let count = tokens.len();
+    tokio::time::sleep(Duration::from_millis(TOKEN_MS * count as u64)).await;
+    sent.fetch_add(count as u64, Ordering::Relaxed);
+    let body = json!({"model": "scripted", "choices": [{"index": 0, "message": {"role": "assistant", "content": tokens.concat()}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": count}}).to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes()).await;
+    let _ = stream.write_all(body.as_bytes()).await;
 }
 
 async fn chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
