@@ -53,7 +53,11 @@ async fn serve(listener: TcpListener, sent: Arc<AtomicU64>) {
         let Ok((stream, _)) = listener.accept().await else {
             return;
         };
-        let status = if turn % 2 == 0 { "OPENED!" } else { "open" };
+        let status = if turn.is_multiple_of(2) {
+            "OPENED!"
+        } else {
+            "open"
+        };
         turn += 1;
         tokio::spawn(answer(stream, tokens(status), Arc::clone(&sent)));
     }

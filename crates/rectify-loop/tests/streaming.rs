@@ -2,6 +2,8 @@
 //! as the attempt with why, and asked again at once.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::fmt::Write as _;
+
 use std::sync::{Arc, Mutex};
 
 use rectify_loop::{Engine, StreamEvent, Streaming, Task};
@@ -28,7 +30,7 @@ fn sse(text: &str) -> Reply {
     for piece in text.as_bytes().chunks(3) {
         let piece = String::from_utf8_lossy(piece);
         let chunk = json!({"choices": [{"index": 0, "delta": {"content": piece}}]});
-        out.push_str(&format!("data: {chunk}\n\n"));
+        let _ = write!(out, "data: {chunk}\n\n");
     }
     out.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
     Reply::raw(200, "text/event-stream", out)

@@ -1,6 +1,8 @@
 //! Streaming over the real SSE wire formats, against the fake server (issue 40).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::fmt::Write as _;
+
 mod common;
 
 use std::ops::ControlFlow;
@@ -17,13 +19,14 @@ fn openai_sse(pieces: &[&str]) -> Vec<u8> {
     for piece in pieces {
         let chunk =
             json!({"model": "fake-gpt", "choices": [{"index": 0, "delta": {"content": piece}}]});
-        out.push_str(&format!("data: {chunk}\n\n"));
+        let _ = write!(out, "data: {chunk}\n\n");
     }
     let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
     let usage = json!({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 3}});
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         ": keep-alive\n\ndata: {end}\n\ndata: {usage}\n\ndata: [DONE]\n\n"
-    ));
+    );
     out.into_bytes()
 }
 
@@ -49,11 +52,11 @@ fn anthropic_sse(pieces: &[&str]) -> Vec<u8> {
     ));
     events.push(("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 6}})));
     events.push(("message_stop", json!({"type": "message_stop"})));
-    events
-        .into_iter()
-        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
-        .collect::<String>()
-        .into_bytes()
+    let mut out = String::new();
+    for (name, data) in events {
+        let _ = write!(out, "event: {name}\ndata: {data}\n\n");
+    }
+    out.into_bytes()
 }
 
 fn sse(body: Vec<u8>) -> Reply {
