@@ -24,7 +24,7 @@ export type { Execute, ExecuteContext, FeedbackMode, RetryOptions } from "./loop
 export { Client } from "./client";
 export type { ClientOptions, ExtractOptions, ProviderName } from "./client";
 export { run, resume, status } from "./flow";
-export type { RunOptions, ResumeOptions } from "./flow";
+export type { RunOptions, ResumeOptions, StatusOptions } from "./flow";
 export {
   RectifyError,
   ConfigError,

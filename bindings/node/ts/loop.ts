@@ -10,8 +10,8 @@ import {
   ProviderError,
   RefusedError,
   abortReason,
-  translate,
 } from "./errors";
+import { cancellable } from "./abort";
 import {
   type Infer,
   type Schema,
@@ -178,32 +178,29 @@ export async function runLoop<S extends Schema>(
   if (signal?.aborted) throw abortReason(signal);
   const shape = shapeOf(args.schema);
   const validate = validatorOf(shape, args.validators ?? [], thrown);
-  const cancel = new native.Cancel();
-  const onAbort = (): void => cancel.cancel();
-  signal?.addEventListener("abort", onAbort, { once: true });
   let text: string;
   try {
-    text = await start(
-      {
-        schema: shape.json,
-        schemaPath: shape.path,
-        rules: args.rules,
-        refs: args.refs,
-        maxAttempts: args.maxAttempts,
-        feedback: args.feedback,
-        unsafe: args.unsafe,
-        prompt: args.prompt,
-        system: args.system,
-      },
-      validate,
-      cancel,
+    text = await cancellable(signal, (cancel) =>
+      start(
+        {
+          schema: shape.json,
+          schemaPath: shape.path,
+          rules: args.rules,
+          refs: args.refs,
+          maxAttempts: args.maxAttempts,
+          feedback: args.feedback,
+          unsafe: args.unsafe,
+          prompt: args.prompt,
+          system: args.system,
+        },
+        validate,
+        cancel,
+      ),
     );
   } catch (e) {
-    if (signal?.aborted) throw abortReason(signal);
-    if (thrown.set) throw thrown.error;
-    throw translate(e);
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
+    // The signal's reason first, then what the caller's code threw, then rectify's error.
+    if (signal?.aborted || !thrown.set) throw e;
+    throw thrown.error;
   }
   if (thrown.set) throw thrown.error;
   if (signal?.aborted) throw abortReason(signal);
