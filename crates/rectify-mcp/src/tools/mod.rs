@@ -122,6 +122,7 @@ impl Server {
     /// Starts (or runs) a workflow.
     #[tool(
         description = "Run a workflow file beneath the root (outputs written under the root, its run store in `.rectify/`). With `wait: false` it returns at once with the run id (follow it with `status`); otherwise it reports progress and answers when the run completes, fails or waits for a person, with `rectify run --output json`. Cancelling stops the run (recorded as interrupted; `resume` continues it).",
+        output_schema = crate::wire::output_schema_any_of(&[crate::wire::schemas::RUN, crate::wire::schemas::STARTED]),
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -142,6 +143,7 @@ impl Server {
     /// A run's status, or the list of runs.
     #[tool(
         description = "A run's steps, counters and what it waits for (`rectify status RUN --output json`), or with no `run` the list of runs.",
+        output_schema = crate::wire::output_schema_any_of(&[crate::wire::schemas::RUN, crate::wire::schemas::STATUS]),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn status(

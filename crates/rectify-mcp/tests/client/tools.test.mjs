@@ -38,7 +38,7 @@ function suite(name, connect) {
       assert.equal(check.annotations.readOnlyHint, true);
       // The documented wire formats (docs/output/*.schema.json): the SDK client validates every
       // structured result against them.
-      for (const name of ['check', 'repair', 'ask', 'resume', 'report']) {
+      for (const name of ['check', 'repair', 'ask', 'run', 'status', 'resume', 'report']) {
         assert.equal(tools.find((t) => t.name === name).outputSchema?.type, 'object', name);
       }
     });
