@@ -84,6 +84,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<CheckParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || check::check(&root, &p)).await)
     }
@@ -98,6 +99,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<RepairParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || check::repair(&root, &p)).await)
     }
@@ -115,6 +117,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(ask::ask(self, p, reporter, ct).await))
     }
@@ -136,6 +139,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(flow::run(self, p, reporter, ct).await))
     }
@@ -150,6 +154,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<StatusParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || flow::status(&root, &p)).await)
     }
@@ -171,6 +176,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(flow::resume(self, p, reporter, ct).await))
     }
@@ -185,6 +191,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<ReportParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || flow::report(&root, &p.run, p.workdir.as_deref())).await)
     }
