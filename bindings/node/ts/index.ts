@@ -32,7 +32,7 @@ export {
   RefusedError,
   ExhaustedError,
 } from "./errors";
-export type { Infer, JsonSchema, Problem, Schema, Validator, ZodSchemaLike } from "./schema";
+export type { Found, Infer, JsonSchema, Problem, Schema, Validator, ZodSchemaLike } from "./schema";
 export type * from "./types";
 
 import native = require("./native");
