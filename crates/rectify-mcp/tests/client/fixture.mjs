@@ -82,7 +82,8 @@ export function startHttp(fixture) {
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
-      const m = err.match(/listening on (http:\/\/\S+)/);
+      // Up to the end of the line: stderr may arrive cut inside the port number.
+      const m = err.match(/listening on (http:\/\/\S+)\r?\n/);
       if (m) resolve({ child, url: new URL(m[1]) });
     });
     child.on('exit', (code) => reject(new Error(`rectify mcp --http exited ${code}: ${err}`)));
