@@ -22,8 +22,9 @@ pub type Execute =
     ThreadsafeFunction<Option<String>, Promise<String>, Option<String>, Status, false>;
 
 /// The caller's validator: called with a value (JSON text) that passed the schema and the
-/// rules, returns the JSON text of a list of problems (`message`, `pointer`, `code`, ...).
-pub type Validate = ThreadsafeFunction<String, String, String, Status, false>;
+/// rules, resolves to the JSON text of a list of problems (`message`, `pointer`, `code`, ...).
+/// A promise, so Zod's async refinements (`safeParseAsync`) and async validators can run.
+pub type Validate = ThreadsafeFunction<String, Promise<String>, String, Status, false>;
 
 /// Options of one run of the loop.
 #[napi(object)]
@@ -114,8 +115,8 @@ fn build_task(options: &NativeLoopOptions, validate: Option<Validate>) -> napi::
     Ok(task)
 }
 
-/// Calls the JavaScript validator on the event loop and waits for its answer (on the call's
-/// own thread, never on the JavaScript thread).
+/// Calls the JavaScript validator on the event loop and waits for the promise it returns to
+/// settle (on the call's own thread, never on the JavaScript thread).
 fn call_validator(validate: &Validate, value: &Value) -> Vec<Diagnostic> {
     let (tx, rx) = std::sync::mpsc::channel();
     let status = validate.call_with_return_value(
@@ -128,7 +129,7 @@ fn call_validator(validate: &Validate, value: &Value) -> Vec<Diagnostic> {
     );
     // The loop runs on a thread of its own (`off_thread`): blocking it blocks no other call.
     let answer = if status == Status::Ok {
-        rx.recv()
+        rx.recv().map(|called| called.and_then(wait))
     } else {
         Err(std::sync::mpsc::RecvError)
     };
@@ -148,6 +149,26 @@ fn call_validator(validate: &Validate, value: &Value) -> Vec<Diagnostic> {
         },
         Ok(Err(e)) => problem(format!("the validator failed: {}", e.reason)),
         Err(_) => problem("the validator could not be called".to_owned()),
+    }
+}
+
+/// Blocks this thread until `future` is ready: a promise of the event loop, settled there
+/// (its waker unparks this thread). For the loop's validator, which is synchronous.
+fn wait<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        std::thread::park();
     }
 }
 
@@ -190,9 +211,8 @@ pub fn validate_with_retry<'env>(
     env: &'env Env,
     #[napi(ts_arg_type = "(feedback: string | null) => Promise<string>")] execute: Execute,
     options: NativeLoopOptions,
-    #[napi(ts_arg_type = "((value: string) => string) | undefined | null")] validate: Option<
-        Validate,
-    >,
+    #[napi(ts_arg_type = "((value: string) => Promise<string>) | undefined | null")]
+    validate: Option<Validate>,
     cancel: Option<&Cancel>,
 ) -> napi::Result<PromiseRaw<'env, String>> {
     let execute = Arc::new(execute);
@@ -272,9 +292,8 @@ impl NativeClient {
         &self,
         env: &'env Env,
         options: NativeLoopOptions,
-        #[napi(ts_arg_type = "((value: string) => string) | undefined | null")] validate: Option<
-            Validate,
-        >,
+        #[napi(ts_arg_type = "((value: string) => Promise<string>) | undefined | null")]
+        validate: Option<Validate>,
         cancel: Option<&Cancel>,
     ) -> napi::Result<PromiseRaw<'env, String>> {
         start(env, self.client.clone(), &options, validate, cancel)

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use napi::Env;
 use napi::bindgen_prelude::PromiseRaw;
 use napi_derive::napi;
-use rectify::flow::{Decision, RunError, RunOptions, RunSummary, Store};
+use rectify::flow::{Decision, RunError, RunOptions, RunStatus, RunSummary, Store};
 
 use crate::config::{config_error, failure};
-use crate::off_thread;
+use crate::{Cancel, off_thread_or};
 
 fn summary_json(summary: &RunSummary, workdir: &Path) -> napi::Result<String> {
     crate::wire::run(summary, &workdir.to_string_lossy())
@@ -20,6 +20,18 @@ fn run_error(e: RunError) -> napi::Error {
     match e {
         RunError::Config(_) => config_error(e),
         other @ RunError::Store(_) => failure(other),
+    }
+}
+
+/// What to do when a run's call is cancelled (its work already dropped, its agents killed):
+/// record the run as `interrupted` and give up its lease, as `rectify run` does on Ctrl-C (and
+/// the Python package and the MCP server on cancellation), so `status` tells it is not running
+/// and `resume` continues it at once, even from this process.
+fn interrupted(store: Arc<Store>, run_id: String) -> impl FnOnce() + Send + 'static {
+    move || {
+        // A failure to record it leaves the run to the stale-lease check: not worth hiding the
+        // cancellation behind.
+        let _ = store.release(&run_id, RunStatus::Interrupted);
     }
 }
 
@@ -43,13 +55,15 @@ pub struct NativeRunOptions {
 }
 
 /// Loads and runs a workflow: a promise of the JSON text of `rectify run --output
-/// json`.
+/// json`. Cancelling `cancel` stops the run (its agents killed) and records it as
+/// `interrupted`; the promise then rejects with `code: "Cancelled"`.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn run_workflow(
-    env: &Env,
+pub fn run_workflow<'env>(
+    env: &'env Env,
     workflow: String,
     options: NativeRunOptions,
-) -> napi::Result<PromiseRaw<'_, String>> {
+    cancel: Option<&Cancel>,
+) -> napi::Result<PromiseRaw<'env, String>> {
     let wf = rectify::flow::load(Path::new(&workflow)).map_err(config_error)?;
     let workdir = PathBuf::from(&options.workdir);
     let store = open_store(&workdir)?;
@@ -59,15 +73,22 @@ pub fn run_workflow(
     inputs.sort();
     run.inputs = inputs;
     run.max_parallel = options.max_parallel.map_or(2, |n| n.max(1) as usize);
-    run.run_id = options.run_id;
-    let done = off_thread(
+    // Named here, so a cancelled run can be recorded as such (the engine names it the same
+    // way when it is not given).
+    let run_id = options
+        .run_id
+        .unwrap_or_else(|| rectify::flow::engine::new_run_id(&wf.spec.name));
+    run.run_id = Some(run_id.clone());
+    let on_cancel = interrupted(Arc::clone(&store), run_id);
+    let done = off_thread_or(
         move || async move {
             let summary = rectify::flow::run(wf, store, run)
                 .await
                 .map_err(run_error)?;
             summary_json(&summary, &workdir)
         },
-        None,
+        cancel.map(Cancel::receiver),
+        on_cancel,
     )?;
     env.spawn_future(done)
 }
@@ -90,13 +111,14 @@ pub struct NativeResumeOptions {
 }
 
 /// Continues a run with a decision: a promise of the JSON text of `rectify run --output
-/// json`.
+/// json`. Cancelling `cancel` stops it as in [`run_workflow`].
 #[napi(ts_return_type = "Promise<string>")]
-pub fn resume_workflow(
-    env: &Env,
+pub fn resume_workflow<'env>(
+    env: &'env Env,
     run_id: String,
     options: NativeResumeOptions,
-) -> napi::Result<PromiseRaw<'_, String>> {
+    cancel: Option<&Cancel>,
+) -> napi::Result<PromiseRaw<'env, String>> {
     let step = options.step;
     let decision = match options.decision.as_str() {
         "continue" => Decision::Continue,
@@ -130,14 +152,16 @@ pub fn resume_workflow(
     let store = open_store(&workdir)?;
     let mut run = RunOptions::new(&workdir);
     run.max_parallel = options.max_parallel.map_or(2, |n| n.max(1) as usize);
-    let done = off_thread(
+    let on_cancel = interrupted(Arc::clone(&store), run_id.clone());
+    let done = off_thread_or(
         move || async move {
             let summary = rectify::flow::resume(store, &run_id, decision, run)
                 .await
                 .map_err(run_error)?;
             summary_json(&summary, &workdir)
         },
-        None,
+        cancel.map(Cancel::receiver),
+        on_cancel,
     )?;
     env.spawn_future(done)
 }

@@ -92,19 +92,41 @@ where
     F: Future<Output = napi::Result<T>>,
     T: Send + 'static,
 {
+    off_thread_or(make, cancel, || ())
+}
+
+/// [`off_thread`], with `on_cancel` called on the call's thread once the cancelled future is
+/// dropped (its agents killed) and before the promise rejects: a workflow records its run as
+/// interrupted there, so whoever the rejection wakes can resume it at once.
+fn off_thread_or<M, F, T, C>(
+    make: M,
+    cancel: Option<watch::Receiver<bool>>,
+    on_cancel: C,
+) -> napi::Result<impl Future<Output = napi::Result<T>> + Send + 'static>
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = napi::Result<T>>,
+    T: Send + 'static,
+    C: FnOnce() + Send + 'static,
+{
     let rt = runtime()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("rectify-call".into())
         .spawn(move || {
+            // The select ends inside `block_on`: the future is dropped before `on_cancel` runs.
             let out = rt.block_on(async {
                 tokio::select! {
-                    out = make() => out,
-                    () = cancelled(cancel) => Err(napi::Error::new(
-                        napi::Status::Cancelled,
-                        "the call was cancelled",
-                    )),
+                    out = make() => Some(out),
+                    () = cancelled(cancel) => None,
                 }
+            });
+            let out = out.unwrap_or_else(|| {
+                on_cancel();
+                Err(napi::Error::new(
+                    napi::Status::Cancelled,
+                    "the call was cancelled",
+                ))
             });
             let _ = tx.send(out);
         })

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { Client, ConfigError, ProviderError, RefusedError, run, resume, status } from "rectify";
+import { Client, ConfigError, ProviderError, RefusedError, run, resume, status, validateWithRetry } from "rectify";
 
 const Invoice = z.object({ number: z.string(), total: z.number() });
 
@@ -125,11 +125,47 @@ test("Client.fromEnv picks the provider as rectify ask does", async (t) => {
   assert.deepEqual(await client.extract({ type: "object", required: ["number"] }, "x"), { number: "A", total: 1 });
 });
 
+/** Whether process `pid` has ended (gone, or a zombie not yet reaped). */
+function gone(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves when `done()` holds, checking every 20 ms (no deadline: the runner's timeout is it). */
+async function until(done) {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The pid a slow agent wrote to `file`, once it is there. */
+async function pidIn(file) {
+  await until(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "");
+  return Number(readFileSync(file, "utf8"));
+}
+
 test("an AbortSignal stops a command agent that hangs", async () => {
-  const client = new Client({ provider: "command", command: ["sh", "-c", "sleep 30; echo '{}'"] });
-  const t0 = Date.now();
-  await assert.rejects(client.extract(Invoice, "Invoice?", { signal: AbortSignal.timeout(300) }), (e) => e.name === "TimeoutError");
-  assert.ok(Date.now() - t0 < 5000);
+  const dir = tempDir();
+  const pidFile = join(dir, "pid");
+  const agent = ["sh", "-c", `echo $$ > "${pidFile}.tmp"; mv "${pidFile}.tmp" "${pidFile}"; sleep 60; echo '{}'`];
+  const client = new Client({ provider: "command", command: agent });
+  const abort = new AbortController();
+  const call = client.extract(Invoice, "Invoice?", { signal: abort.signal });
+  const pid = await pidIn(pidFile);
+  abort.abort();
+  await assert.rejects(call, (e) => e.name === "AbortError");
+  await until(() => gone(pid));
+});
+
+test("an AbortSignal that fires by itself (AbortSignal.timeout) rejects with its reason", async () => {
+  const client = new Client({ provider: "command", command: ["sh", "-c", "sleep 60; echo '{}'"] });
+  await assert.rejects(client.extract(Invoice, "Invoice?", { signal: AbortSignal.timeout(200) }), (e) => e.name === "TimeoutError");
 });
 
 function workflow() {
@@ -200,4 +236,94 @@ test("a waiting run's summary is the CLI's: diagnostics in the check shape, cont
   const summary = await run(join(work, "workflow.yaml"), { workdir: work, runId: "r4" });
   assert.ok(summary.waiting.continue.some((c) => c.includes("rectify resume r4") && c.includes("--approve")), summary.waiting.continue.join("\n"));
   assert.equal(summary.waiting.best, null);
+});
+
+/**
+ * A workflow of two steps whose agent is slow the first time step `slow` runs (it records its
+ * pid in `state/<step>.pid` and sleeps a minute) and quick otherwise; `human: true` puts an
+ * approval between the steps.
+ */
+function slowWorkflow({ human, slow }) {
+  const dir = tempDir();
+  const work = join(dir, "work");
+  const state = join(dir, "state");
+  mkdirSync(join(work, "agents"), { recursive: true });
+  mkdirSync(state);
+  writeFileSync(join(work, "agents/a.md"), "---\nname: a\n---\nWork.\n");
+  writeFileSync(
+    join(dir, "agent.sh"),
+    `s="${state}/$RECTIFY_STEP"\n` +
+      `if [ "$RECTIFY_STEP" = ${slow} ] && [ ! -e "$s.slowed" ]; then : > "$s.slowed"; echo $$ > "$s.tmp"; mv "$s.tmp" "$s.pid"; sleep 60; fi\n` +
+      'echo "{\\"step\\": \\"$RECTIFY_STEP\\"}" > "$RECTIFY_STEP.json"\n',
+  );
+  const approve = human ? "  - {id: approve, needs: [spec], human: Approve the spec?}\n" : "";
+  writeFileSync(
+    join(work, "workflow.yaml"),
+    "name: slow\n" +
+      "providers:\n" +
+      `  sh: {kind: command, command: [sh, "${join(dir, "agent.sh")}"]}\n` +
+      "defaults: {provider: sh}\n" +
+      "agents: {a: agents/a.md}\n" +
+      "steps:\n" +
+      "  - {id: spec, agent: a, prompt: go, outputs: [{path: spec.json}]}\n" +
+      approve +
+      `  - {id: code, needs: [${human ? "approve" : "spec"}], agent: a, prompt: go, outputs: [{path: code.json}]}\n`,
+  );
+  return { work, state, file: join(work, "workflow.yaml") };
+}
+
+test("aborting a run kills its agent, records it interrupted, and resume finishes it", async () => {
+  const wf = slowWorkflow({ human: false, slow: "spec" });
+  const abort = new AbortController();
+  const running = run(wf.file, { workdir: wf.work, runId: "slow-run", signal: abort.signal });
+  const pid = await pidIn(join(wf.state, "spec.pid"));
+  abort.abort();
+  await assert.rejects(running, (e) => e.name === "AbortError");
+  await until(() => gone(pid));
+  const seen = await status("slow-run", { workdir: wf.work });
+  assert.equal(seen.status, "interrupted");
+  assert.ok(!existsSync(join(wf.work, "spec.json")));
+
+  const done = await resume("slow-run", { workdir: wf.work });
+  assert.equal(done.status, "completed");
+  assert.deepEqual(JSON.parse(readFileSync(join(wf.work, "spec.json"), "utf8")), { step: "spec" });
+  assert.ok(existsSync(join(wf.work, "code.json")));
+});
+
+test("aborting resume stops the run as interrupted; resume again finishes it", async () => {
+  const wf = slowWorkflow({ human: true, slow: "code" });
+  const paused = await run(wf.file, { workdir: wf.work, runId: "slow-resume" });
+  assert.equal(paused.status, "waiting");
+  const abort = new AbortController();
+  const resuming = resume("slow-resume", { approve: true, workdir: wf.work, signal: abort.signal });
+  const pid = await pidIn(join(wf.state, "code.pid"));
+  abort.abort(new Error("the person closed the tab"));
+  await assert.rejects(resuming, /the person closed the tab/);
+  await until(() => gone(pid));
+  assert.equal((await status("slow-resume", { workdir: wf.work })).status, "interrupted");
+
+  const done = await resume("slow-resume", { workdir: wf.work });
+  assert.equal(done.status, "completed");
+  assert.ok(existsSync(join(wf.work, "code.json")));
+});
+
+test("an already-aborted signal rejects every async entry point before it starts", async () => {
+  const wf = slowWorkflow({ human: false, slow: "spec" });
+  const signal = AbortSignal.abort();
+  const isAbort = (e) => e.name === "AbortError";
+  await assert.rejects(run(wf.file, { workdir: wf.work, runId: "never", signal }), isAbort);
+  assert.ok(!existsSync(join(wf.state, "spec.slowed")), "no agent started");
+  await assert.rejects(status("never", { workdir: wf.work }), ConfigError);
+  await assert.rejects(status("never", { workdir: wf.work, signal }), isAbort);
+  await assert.rejects(resume("never", { workdir: wf.work, signal }), isAbort);
+  let called = false;
+  const execute = async () => {
+    called = true;
+    return "{}";
+  };
+  await assert.rejects(validateWithRetry({ schema: Invoice, execute, signal }), isAbort);
+  assert.equal(called, false);
+  const client = new Client({ provider: "command", command: ["sh", "-c", `touch "${wf.state}/asked"; echo '{}'`] });
+  await assert.rejects(client.extract(Invoice, "Invoice?", { signal }), isAbort);
+  assert.ok(!existsSync(join(wf.state, "asked")));
 });

@@ -60,6 +60,24 @@ test("the value is parsed by the caller's schema: transforms and defaults apply"
   assert.deepEqual(invoice, { number: "INV-7", total: 12.5, currency: "EUR" });
 });
 
+test("an async Zod refinement (safeParseAsync) is fed back, and an async validator too", async () => {
+  const taken = new Set(["ada"]);
+  const User = z.object({
+    handle: z.string().refine(async (h) => {
+      await new Promise((r) => setImmediate(r));
+      return !taken.has(h);
+    }, "this handle is taken"),
+  });
+  // Zod itself refuses this schema synchronously: what the loop must not call.
+  assert.throws(() => User.safeParse({ handle: "x" }));
+  const model = scripted('{"handle": "ada"}', '{"handle": "bob"}', '{"handle": "cy"}');
+  const validators = [async (u) => (u.handle === "bob" ? "bob is reserved" : undefined)];
+  const user = await validateWithRetry({ schema: User, execute: model.execute, validators, maxAttempts: 3 });
+  assert.deepEqual(user, { handle: "cy" });
+  assert.match(model.feedback[1], /this handle is taken/);
+  assert.match(model.feedback[2], /bob is reserved/);
+});
+
 test("Zod 3 schemas work through zod-to-json-schema, refinements included", async () => {
   const Range = z3
     .object({ min: z3.number(), max: z3.number() })

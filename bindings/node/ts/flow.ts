@@ -2,7 +2,8 @@
 
 import * as path from "node:path";
 import native = require("./native");
-import { ConfigError, translate } from "./errors";
+import { cancellable } from "./abort";
+import { ConfigError, abortReason, translate } from "./errors";
 import type { RunSummary } from "./types";
 
 /** The options of `run`. */
@@ -15,6 +16,12 @@ export interface RunOptions {
   runId?: string;
   /** Steps run at once at most (default 2). */
   maxParallel?: number;
+  /**
+   * Aborting it stops the run: its agents are killed, the run is recorded as `interrupted`
+   * (its lease given up), and the promise rejects with the signal's reason. `resume(runId)`
+   * continues it.
+   */
+  signal?: AbortSignal;
 }
 
 /** The decision `resume` carries: exactly one of `approve`, `reject`, `edit`, or none (continue). */
@@ -31,6 +38,16 @@ export interface ResumeOptions {
   step?: string;
   /** Steps run at once at most (default 2). */
   maxParallel?: number;
+  /** Aborting it stops the run as in `run` (recorded as `interrupted`, resumable). */
+  signal?: AbortSignal;
+}
+
+/** The options of `status`. */
+export interface StatusOptions {
+  /** The working directory of the run (default: the current one). */
+  workdir?: string;
+  /** An already-aborted signal rejects with its reason (the read itself is not interruptible). */
+  signal?: AbortSignal;
 }
 
 function parse(text: string): RunSummary {
@@ -39,24 +56,29 @@ function parse(text: string): RunSummary {
 
 /**
  * Runs a workflow file until it completes, fails, or waits (for a person, or a step that
- * escalated): resolves to the run's summary either way.
+ * escalated): resolves to the run's summary either way. Rejects with the signal's reason when
+ * `signal` aborts (the run is then `interrupted` and `resume` continues it).
  */
 export async function run(workflow: string, options: RunOptions = {}): Promise<RunSummary> {
-  try {
-    return parse(
-      await native.runWorkflow(workflow, {
+  const text = await cancellable(options.signal, (cancel) =>
+    native.runWorkflow(
+      workflow,
+      {
         workdir: path.resolve(options.workdir ?? "."),
         inputs: options.inputs,
         runId: options.runId,
         maxParallel: options.maxParallel,
-      }),
-    );
-  } catch (e) {
-    throw translate(e);
-  }
+      },
+      cancel,
+    ),
+  );
+  return parse(text);
 }
 
-/** Continues a waiting run with a decision; resolves to its new summary. */
+/**
+ * Continues a waiting or interrupted run with a decision (none: continue); resolves to its new
+ * summary. Rejects with the signal's reason when `signal` aborts, as `run` does.
+ */
 export async function resume(runId: string, options: ResumeOptions = {}): Promise<RunSummary> {
   const given = [options.approve === true, options.reject !== undefined, options.edit !== undefined];
   if (given.filter(Boolean).length > 1) {
@@ -73,24 +95,26 @@ export async function resume(runId: string, options: ResumeOptions = {}): Promis
   const edits = options.edit
     ? Object.fromEntries(Object.entries(options.edit).map(([k, v]) => [k, path.resolve(v)]))
     : undefined;
-  try {
-    return parse(
-      await native.resumeWorkflow(runId, {
+  const text = await cancellable(options.signal, (cancel) =>
+    native.resumeWorkflow(
+      runId,
+      {
         workdir,
         decision,
         step: options.step,
         feedback: options.reject,
         edits,
         maxParallel: options.maxParallel,
-      }),
-    );
-  } catch (e) {
-    throw translate(e);
-  }
+      },
+      cancel,
+    ),
+  );
+  return parse(text);
 }
 
 /** The summary of a run (a `ConfigError` when `workdir` has no such run). */
-export async function status(runId: string, options: { workdir?: string } = {}): Promise<RunSummary> {
+export async function status(runId: string, options: StatusOptions = {}): Promise<RunSummary> {
+  if (options.signal?.aborted) throw abortReason(options.signal);
   const workdir = path.resolve(options.workdir ?? ".");
   let text: string | null;
   try {

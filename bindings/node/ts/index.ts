@@ -24,7 +24,7 @@ export type { Execute, ExecuteContext, FeedbackMode, RetryOptions } from "./loop
 export { Client } from "./client";
 export type { ClientOptions, ExtractOptions, ProviderName } from "./client";
 export { run, resume, status } from "./flow";
-export type { RunOptions, ResumeOptions } from "./flow";
+export type { RunOptions, ResumeOptions, StatusOptions } from "./flow";
 export {
   RectifyError,
   ConfigError,
@@ -32,7 +32,7 @@ export {
   RefusedError,
   ExhaustedError,
 } from "./errors";
-export type { Infer, JsonSchema, Problem, Schema, Validator, ZodSchemaLike } from "./schema";
+export type { Found, Infer, JsonSchema, Problem, Schema, Validator, ZodSchemaLike } from "./schema";
 export type * from "./types";
 
 import native = require("./native");

@@ -10,16 +10,18 @@ import {
   ProviderError,
   RefusedError,
   abortReason,
-  translate,
 } from "./errors";
+import { cancellable } from "./abort";
 import {
   type Infer,
   type Schema,
   type Shape,
+  type NativeProblem,
   type Validator,
   finalValue,
   problemsOf,
   shapeOf,
+  zodParse,
   zodProblems,
 } from "./schema";
 import type { Attempt, Candidate, Diagnostic, Repair } from "./types";
@@ -109,23 +111,29 @@ class Thrown {
   }
 }
 
-/** The validator the native loop calls on values that passed the JSON Schema and the rules. */
+/**
+ * The validator the native loop calls on values that passed the JSON Schema and the rules:
+ * the Zod schema (`safeParseAsync`, so async refinements run), then each of `validators`
+ * (awaited). Resolves to the problems' JSON.
+ */
 function validatorOf<S extends Schema>(
   shape: Shape,
   validators: ReadonlyArray<Validator<Infer<S>>>,
   thrown: Thrown,
-): ((json: string) => string) | undefined {
+): ((json: string) => Promise<string>) | undefined {
   if (!shape.zod && validators.length === 0) return undefined;
-  return (json: string): string => {
+  const zod = shape.zod;
+  return async (json: string): Promise<string> => {
     if (thrown.set) return "[]";
     try {
       let value: unknown = JSON.parse(json);
-      if (shape.zod) {
-        const parsed = shape.zod.safeParse(value);
+      if (zod) {
+        const parsed = await zodParse(zod, value);
         if (!parsed.success) return JSON.stringify(zodProblems(parsed.error.issues));
         value = parsed.data;
       }
-      const problems = validators.flatMap((v) => problemsOf(v(value as Infer<S>)));
+      const problems: NativeProblem[] = [];
+      for (const v of validators) problems.push(...problemsOf(await v(value as Infer<S>)));
       return JSON.stringify(problems);
     } catch (e) {
       thrown.keep(e);
@@ -135,7 +143,7 @@ function validatorOf<S extends Schema>(
 }
 
 /** The value of a valid outcome, or the error that says why there is none. */
-function finish(outcome: NativeOutcome, shape: Shape): unknown {
+async function finish(outcome: NativeOutcome, shape: Shape): Promise<unknown> {
   const { status, attempts } = outcome;
   if (status === "valid") return finalValue(shape, outcome.value);
   // The class and the words are the core's (`rectify::failure_of`), as on the command line.
@@ -170,7 +178,7 @@ export async function runLoop<S extends Schema>(
   thrown: Thrown,
   start: (
     options: import("../native/index.js").NativeLoopOptions,
-    validate: ((json: string) => string) | undefined,
+    validate: ((json: string) => Promise<string>) | undefined,
     cancel: native.Cancel,
   ) => Promise<string>,
 ): Promise<Infer<S>> {
@@ -178,36 +186,33 @@ export async function runLoop<S extends Schema>(
   if (signal?.aborted) throw abortReason(signal);
   const shape = shapeOf(args.schema);
   const validate = validatorOf(shape, args.validators ?? [], thrown);
-  const cancel = new native.Cancel();
-  const onAbort = (): void => cancel.cancel();
-  signal?.addEventListener("abort", onAbort, { once: true });
   let text: string;
   try {
-    text = await start(
-      {
-        schema: shape.json,
-        schemaPath: shape.path,
-        rules: args.rules,
-        refs: args.refs,
-        maxAttempts: args.maxAttempts,
-        feedback: args.feedback,
-        unsafe: args.unsafe,
-        prompt: args.prompt,
-        system: args.system,
-      },
-      validate,
-      cancel,
+    text = await cancellable(signal, (cancel) =>
+      start(
+        {
+          schema: shape.json,
+          schemaPath: shape.path,
+          rules: args.rules,
+          refs: args.refs,
+          maxAttempts: args.maxAttempts,
+          feedback: args.feedback,
+          unsafe: args.unsafe,
+          prompt: args.prompt,
+          system: args.system,
+        },
+        validate,
+        cancel,
+      ),
     );
   } catch (e) {
-    if (signal?.aborted) throw abortReason(signal);
-    if (thrown.set) throw thrown.error;
-    throw translate(e);
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
+    // The signal's reason first, then what the caller's code threw, then rectify's error.
+    if (signal?.aborted || !thrown.set) throw e;
+    throw thrown.error;
   }
   if (thrown.set) throw thrown.error;
   if (signal?.aborted) throw abortReason(signal);
-  return finish(JSON.parse(text) as NativeOutcome, shape) as Infer<S>;
+  return (await finish(JSON.parse(text) as NativeOutcome, shape)) as Infer<S>;
 }
 
 export { Thrown };

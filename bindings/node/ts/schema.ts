@@ -28,6 +28,10 @@ type SafeParse =
 export interface ZodSchemaLike {
   safeParse(value: unknown): SafeParse;
   parse(value: unknown): unknown;
+  /** Used when present (Zod 3 and 4 have it): async refinements and transforms run too. */
+  safeParseAsync?(value: unknown): Promise<SafeParse>;
+  /** Used when present, as `safeParseAsync`. */
+  parseAsync?(value: unknown): Promise<unknown>;
 }
 
 /** Anything rectify takes as a schema. */
@@ -56,14 +60,16 @@ export interface Problem {
   received?: string;
 }
 
+/** What a validator finds: nothing when the value is right, or a message or problems. */
+export type Found = void | undefined | null | string | Problem | ReadonlyArray<string | Problem>;
+
 /**
  * A check of the validated value (Zod's output, or the value for a JSON Schema) that JSON
- * Schema cannot express. Returns nothing when the value is right, or a message or problems to
- * feed back; what it throws reaches the caller and stops the run.
+ * Schema cannot express. Returns (or resolves to) nothing when the value is right, or a message
+ * or problems to feed back; what it throws (or rejects with) reaches the caller and stops the
+ * run.
  */
-export type Validator<T> = (
-  value: T,
-) => void | undefined | null | string | Problem | ReadonlyArray<string | Problem>;
+export type Validator<T> = (value: T) => Found | Promise<Found>;
 
 /** The problem in the shape the native side reads (a pointer, not a path). */
 export interface NativeProblem {
@@ -195,8 +201,8 @@ export function zodProblems(issues: ReadonlyArray<ZodIssueLike>): NativeProblem[
   }));
 }
 
-/** What a validator returned, as problems. */
-export function problemsOf(out: ReturnType<Validator<unknown>>): NativeProblem[] {
+/** What a validator found, as problems. */
+export function problemsOf(out: Found): NativeProblem[] {
   if (out === undefined || out === null) return [];
   const list: ReadonlyArray<string | Problem> =
     typeof out === "string" || !Array.isArray(out) ? [out as string | Problem] : out;
@@ -214,7 +220,13 @@ export function problemsOf(out: ReturnType<Validator<unknown>>): NativeProblem[]
   );
 }
 
+/** Parses `value` with the Zod schema, async refinements and transforms included. */
+export async function zodParse(zod: ZodSchemaLike, value: unknown): Promise<SafeParse> {
+  return zod.safeParseAsync ? zod.safeParseAsync(value) : zod.safeParse(value);
+}
+
 /** The value a valid answer stands for: parsed by the Zod schema (transforms applied). */
-export function finalValue(shape: Shape, value: unknown): unknown {
-  return shape.zod ? shape.zod.parse(value) : value;
+export async function finalValue(shape: Shape, value: unknown): Promise<unknown> {
+  if (!shape.zod) return value;
+  return shape.zod.parseAsync ? shape.zod.parseAsync(value) : shape.zod.parse(value);
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rectify::check::{CompiledSchema, RefAccess, References, RuleSet, SchemaSet};
+use rectify::flow::beneath::{self, BeneathError};
 use rectify::parse::Limits;
 use rectify::{Document, Format};
 
@@ -13,16 +14,38 @@ use crate::tools::ToolError;
 
 /// Reads the file `given` names beneath the root, at most the input limit.
 pub fn read_file(root: &Root, given: &str, limits: &Limits) -> Result<Vec<u8>, ToolError> {
-    read_resolved(&root.resolve(given)?, given, limits)
+    read_resolved(root, &root.resolve(given)?, given, limits)
 }
 
-/// Reads `path` (already resolved beneath the root), which the client named `given`.
-fn read_resolved(path: &Path, given: &str, limits: &Limits) -> Result<Vec<u8>, ToolError> {
-    if path.is_dir() {
-        return Err(ToolError::new(format!("`{given}` is a directory")));
+/// Reads `path` (already resolved beneath the root), which the client named `given`, opened
+/// beneath the root at the moment of access (`rectify::flow::beneath`, the workflow engine's
+/// `openat2(RESOLVE_BENEATH)`): a directory on the way swapped for a symbolic link out of the
+/// root after [`Root::resolve`] checked it is refused by the kernel, and nothing is read.
+fn read_resolved(
+    root: &Root,
+    path: &Path,
+    given: &str,
+    limits: &Limits,
+) -> Result<Vec<u8>, ToolError> {
+    let leads_out = || {
+        ToolError::new(format!(
+            "`{given}` leads out of the server's root `{}` through a symbolic link",
+            root.path().display()
+        ))
+    };
+    let rel = path.strip_prefix(root.path()).map_err(|_| leads_out())?;
+    let limit = u64::try_from(limits.max_bytes).unwrap_or(u64::MAX);
+    match beneath::read(root.path(), rel, limit) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(ToolError::new(format!(
+            "cannot read `{given}`: it does not exist"
+        ))),
+        Err(BeneathError::Escapes(_)) => Err(leads_out()),
+        Err(BeneathError::NotAFile(_)) if path.is_dir() => {
+            Err(ToolError::new(format!("`{given}` is a directory")))
+        }
+        Err(e) => Err(ToolError::new(format!("cannot read `{given}`: {e}"))),
     }
-    rectify::parse::read_file_bytes(path, limits)
-        .map_err(|e| ToolError::new(format!("cannot read `{given}`: {e}")))
 }
 
 /// Reads a configuration document (schema, rules, reference): a problem names the file and
@@ -34,7 +57,7 @@ pub fn document(
     limits: &Limits,
 ) -> Result<(Document, std::path::PathBuf), ToolError> {
     let path = root.resolve(given)?;
-    let bytes = read_resolved(&path, given, limits)?;
+    let bytes = read_resolved(root, &path, given, limits)?;
     let format = match rectify::parse::detect_format(given, &bytes, None) {
         Format::Markdown | Format::Text => Format::Yaml,
         f => f,
@@ -129,4 +152,51 @@ pub fn judge(
         builder = builder.rules(rules, references);
     }
     builder.build().map_err(|e| ToolError::new(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// The race the check-then-open order left open: a directory checked by
+    /// [`Root::resolve`], then swapped for a symbolic link out of the root before the read.
+    #[test]
+    fn a_directory_swapped_for_a_symlink_after_the_check_is_not_read() {
+        let base = tempfile::tempdir().unwrap();
+        let root_dir = base.path().join("root");
+        let outside = base.path().join("outside");
+        std::fs::create_dir_all(root_dir.join("docs")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root_dir.join("docs/a.json"), "{}").unwrap();
+        std::fs::write(outside.join("a.json"), "SECRET").unwrap();
+        let root = Root::new(&root_dir).unwrap();
+        let limits = Limits::default();
+
+        let path = root.resolve("docs/a.json").unwrap();
+        std::fs::rename(root_dir.join("docs"), root_dir.join("old")).unwrap();
+        std::os::unix::fs::symlink(&outside, root_dir.join("docs")).unwrap();
+
+        let err = read_resolved(&root, &path, "docs/a.json", &limits).unwrap_err();
+        assert!(err.message().contains("leads out"), "{}", err.message());
+        assert!(!err.message().contains("SECRET"));
+        // Resolved now, the same name is refused before anything is opened.
+        assert!(read_file(&root, "docs/a.json", &limits).is_err());
+    }
+
+    #[test]
+    fn a_file_beneath_the_root_is_read_and_a_directory_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("d/x.json"), "[1]").unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let limits = Limits::default();
+        assert_eq!(read_file(&root, "d/x.json", &limits).unwrap(), b"[1]");
+        let err = read_file(&root, "d", &limits).unwrap_err();
+        assert!(
+            err.message().contains("is a directory"),
+            "{}",
+            err.message()
+        );
+    }
 }

@@ -27,6 +27,7 @@ mod root;
 mod server;
 mod tools;
 mod transport;
+mod trim;
 mod wire;
 
 pub use resources::DIAGNOSTICS;

@@ -94,6 +94,7 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = Arc::clone(&self.root);
         let result = tokio::task::spawn_blocking(move || resources::read(&root, &request.uri))
             .await
@@ -114,6 +115,7 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = Arc::clone(&self.root);
         let result = tokio::task::spawn_blocking(move || prompts::get(&root, &request))
             .await

@@ -62,6 +62,7 @@
 pub mod blocking;
 #[cfg(feature = "engine")]
 mod build;
+mod check_file;
 #[cfg(feature = "engine")]
 mod client;
 #[cfg(feature = "engine")]
@@ -69,6 +70,7 @@ mod error;
 pub mod setup;
 pub mod wire;
 
+pub use check_file::{FileCheck, check_file};
 pub use rectify_check as check;
 pub use rectify_check::{check_as, check_value_as};
 pub use rectify_core::{

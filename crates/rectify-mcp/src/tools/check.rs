@@ -30,27 +30,20 @@ fn source(
     }
 }
 
-/// Runs `check`: the schemas and rules compiled into one judge, the document read as a file
-/// (located diagnostics; a Markdown document wrapped whole in a fence is judged as its
-/// content), nothing repaired.
+/// Runs `check`: the schemas and rules compiled into one judge, the document read as
+/// `rectify check` reads it (the same call: located diagnostics; a Markdown document wrapped
+/// whole in a fence is judged as its content, located in the whole file), nothing repaired.
 pub fn check(root: &Root, p: &CheckParams) -> ToolResult {
     let limits = Limits::default();
     let judge = config::judge(root, &p.schema, p.rules.as_deref(), &p.refs, &limits)?;
     let (name, bytes) = source(root, p.file.as_deref(), p.content.as_deref(), &limits)?;
     let format = rectify::parse::detect_format(&name, &bytes, p.format.map(Format::from));
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let judged = judge
-                .with_reading(rectify::Reading::File, Some(format))
-                .validate(&text);
-            to_value(&CheckWire::from_judgement(&judged))
-        }
-        Err(e) => {
-            // Invalid UTF-8 is reported where it is, by the strict reader.
-            let parsed = rectify::parse::read_bytes(e.into_bytes(), format, &limits);
-            to_value(&CheckWire::new(false, &parsed.diagnostics, &[]))
-        }
-    }
+    let checked = rectify::check_file(&judge, bytes, format, &limits);
+    to_value(&CheckWire::new(
+        checked.valid,
+        &checked.diagnostics,
+        &checked.repairs,
+    ))
 }
 
 /// Runs `repair`.

@@ -84,6 +84,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<CheckParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || check::check(&root, &p)).await)
     }
@@ -98,6 +99,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<RepairParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || check::repair(&root, &p)).await)
     }
@@ -115,6 +117,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(ask::ask(self, p, reporter, ct).await))
     }
@@ -122,6 +125,7 @@ impl Server {
     /// Starts (or runs) a workflow.
     #[tool(
         description = "Run a workflow file beneath the root (outputs written under the root, its run store in `.rectify/`). With `wait: false` it returns at once with the run id (follow it with `status`); otherwise it reports progress and answers when the run completes, fails or waits for a person, with `rectify run --output json`. Cancelling stops the run (recorded as interrupted; `resume` continues it).",
+        output_schema = crate::wire::output_schema_any_of(&[crate::wire::schemas::RUN, crate::wire::schemas::STARTED]),
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -135,6 +139,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(flow::run(self, p, reporter, ct).await))
     }
@@ -142,12 +147,14 @@ impl Server {
     /// A run's status, or the list of runs.
     #[tool(
         description = "A run's steps, counters and what it waits for (`rectify status RUN --output json`), or with no `run` the list of runs.",
+        output_schema = crate::wire::output_schema_any_of(&[crate::wire::schemas::RUN, crate::wire::schemas::STATUS]),
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn status(
         &self,
         Parameters(p): Parameters<StatusParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || flow::status(&root, &p)).await)
     }
@@ -169,6 +176,7 @@ impl Server {
         meta: rmcp::model::RequestMetaObject,
         ct: CancellationToken,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let reporter = Reporter::new(peer, meta.get_progress_token());
         Ok(answer(flow::resume(self, p, reporter, ct).await))
     }
@@ -183,6 +191,7 @@ impl Server {
         &self,
         Parameters(p): Parameters<ReportParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let _busy = crate::trim::busy();
         let root = self.root.clone();
         Ok(blocking(move || flow::report(&root, &p.run, p.workdir.as_deref())).await)
     }

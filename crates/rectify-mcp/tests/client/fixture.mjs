@@ -32,6 +32,9 @@ export function makeFixture() {
   }));
   write(path.join(root, 'good.json'), '{"name": "Ada", "age": 36}\n');
   write(path.join(root, 'bad.json'), '{\n  "name": "Ada",\n  "age": "36"\n}\n');
+  // A Markdown document wrapped whole in a fence, its front matter's `title` on line 5.
+  write(path.join(root, 'fenced.md'), 'Here is the plan:\n\n```markdown\n---\ntitle: 3\n---\n# Plan\n\nBody.\n```\n');
+  write(path.join(root, 'title.schema.json'), JSON.stringify({ type: 'object', properties: { title: { type: 'string' } } }));
   write(path.join(root, 'refout.schema.json'), JSON.stringify({ $ref: '../outside/secret.schema.json' }));
   fs.symlinkSync(outside, path.join(root, 'link'));
   fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'secret-link.json'));
@@ -79,7 +82,8 @@ export function startHttp(fixture) {
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
-      const m = err.match(/listening on (http:\/\/\S+)/);
+      // Up to the end of the line: stderr may arrive cut inside the port number.
+      const m = err.match(/listening on (http:\/\/\S+)\r?\n/);
       if (m) resolve({ child, url: new URL(m[1]) });
     });
     child.on('exit', (code) => reject(new Error(`rectify mcp --http exited ${code}: ${err}`)));

@@ -5,7 +5,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeFixture, stdioClient, startHttp, httpClient, until } from './fixture.mjs';
+import { spawnSync } from 'node:child_process';
+import { BIN, makeFixture, stdioClient, startHttp, httpClient, until } from './fixture.mjs';
 
 const TOOLS = ['ask', 'check', 'repair', 'report', 'resume', 'run', 'status'];
 
@@ -37,7 +38,7 @@ function suite(name, connect) {
       assert.equal(check.annotations.readOnlyHint, true);
       // The documented wire formats (docs/output/*.schema.json): the SDK client validates every
       // structured result against them.
-      for (const name of ['check', 'repair', 'ask', 'resume', 'report']) {
+      for (const name of ['check', 'repair', 'ask', 'run', 'status', 'resume', 'report']) {
         assert.equal(tools.find((t) => t.name === name).outputSchema?.type, 'object', name);
       }
     });
@@ -55,6 +56,17 @@ function suite(name, connect) {
       assert.equal(d.column, 10);
       const inline = await client.callTool({ name: 'check', arguments: { content: 'name: Ada\n', format: 'yaml', schema: ['schema.json'] } });
       assert.equal(inline.structuredContent.valid, true);
+    });
+
+    test('check of a fenced Markdown document answers as `rectify check` does, lines included', async () => {
+      const args = { file: 'fenced.md', schema: ['title.schema.json'] };
+      const r = await client.callTool({ name: 'check', arguments: args });
+      const cli = spawnSync(BIN, ['check', 'fenced.md', '--schema', 'title.schema.json', '--output', 'json'], { cwd: fixture.root, encoding: 'utf8' });
+      assert.deepEqual(r.structuredContent, JSON.parse(cli.stdout));
+      const [d] = r.structuredContent.diagnostics;
+      assert.equal(d.code, 'schema.type');
+      assert.equal(d.line, 5); // in the whole file, not in the fence's content (line 2)
+      assert.deepEqual(r.structuredContent.repairs.map((x) => x.code), ['extract.code_fence', 'extract.prose']);
     });
 
     test('repair answers with the repaired value and every repair', async () => {
