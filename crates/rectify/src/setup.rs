@@ -1,5 +1,5 @@
 //! Building a checker from files: a schema, a rules file and the reference documents its rules
-//! name, read within [`Limits`](crate::parse::Limits). The one way the command-line tool and
+//! name, read within [`Limits`]. The one way the command-line tool and
 //! the Python and TypeScript packages do it (docs/architecture.md, "What is decided where"),
 //! so a file that one of them refuses, every one refuses with the same words.
 //!
