@@ -158,6 +158,7 @@ pub fn remove_in(workdir: &Path, path: &Path) -> std::io::Result<()> {
 pub fn remove_stale_temps(workdir: &Path) -> usize {
     let walker = ignore::WalkBuilder::new(workdir)
         .hidden(false)
+        .ignore(false)
         .git_ignore(true)
         .require_git(false)
         .filter_entry(|e| e.file_name() != ".git" && e.file_name() != ".rectify")

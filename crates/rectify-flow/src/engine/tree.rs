@@ -367,11 +367,26 @@ fn never(change: &Change) -> Option<&'static str> {
     if matches!(first, Some(Component::Normal(n)) if n == ".git" || n == ".rectify") {
         return Some("inside `.git/` or `.rectify/`, which agents may not change");
     }
-    match change.kind {
+    match &change.kind {
         ChangeKind::Symlink { .. } => Some("as a symbolic link, which rectify never applies"),
         ChangeKind::Special => Some("as a fifo, socket or device, which rectify never applies"),
+        ChangeKind::Write { source, .. } if oversized_ignore_file(&change.path, source) => Some(
+            "as an ignore file over 256 KiB, which rectify never applies (every later walk of \
+             the tree would compile it, at about 150 bytes of memory per byte)",
+        ),
         _ => None,
     }
+}
+
+/// The largest `.gitignore` an agent may write: real ones are a few KiB, and the `ignore`
+/// crate turns each byte into about 150 bytes of matcher at every walk of the tree.
+pub(crate) const IGNORE_FILE_LIMIT: u64 = 256 * 1024;
+
+/// Whether `path` is a `.gitignore` whose new content (`source`) is over
+/// [`IGNORE_FILE_LIMIT`] (or cannot be measured).
+fn oversized_ignore_file(path: &Path, source: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".gitignore")
+        && std::fs::symlink_metadata(source).map_or(true, |m| m.len() > IGNORE_FILE_LIMIT)
 }
 
 /// Another unit's claim on `rel`: it runs and declared it, or it declared it and `rel` is not

@@ -49,6 +49,7 @@ pub(super) fn copy_tree(shared: &Path, root: &Path) -> std::io::Result<Manifest>
     let mut manifest = Manifest::default();
     let walker = ignore::WalkBuilder::new(shared)
         .hidden(false)
+        .ignore(false)
         .git_ignore(true)
         .git_exclude(true)
         .require_git(false)

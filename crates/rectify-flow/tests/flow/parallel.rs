@@ -225,6 +225,29 @@ fn a_symlink_an_agent_makes_is_never_followed_or_applied() {
     );
 }
 
+/// An agent's oversized `.gitignore` never reaches the tree (every later view's walk would
+/// compile it at about 150 bytes of memory per byte); a normal one does, with the output.
+#[test]
+fn an_oversized_gitignore_an_agent_writes_is_never_applied() {
+    let f = Fixture::new();
+    f.script(
+        "w",
+        "echo ok > out.txt; head -c 300000 /dev/zero | tr '\\0' x > .gitignore; mkdir -p sub; echo '*.log' > sub/.gitignore",
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: a\n    agent: w\n    prompt: go\n    outputs: [{{path: out.txt}}]\n",
+        f.agents_yaml(&["w"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(f.read("out.txt"), "ok\n");
+    assert!(f.work.join(".gitignore").symlink_metadata().is_err());
+    assert_eq!(f.read("sub/.gitignore"), "*.log\n");
+    let report =
+        serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
+    assert!(report.contains("ignore file over 256 KiB"), "{report}");
+}
+
 /// A validator agent judges in its own view: what it writes never reaches the tree, and the
 /// step records that it tried.
 #[test]
