@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod code_pages;
 mod config;
 mod prompts;
 mod resources;

@@ -11,7 +11,8 @@
 //! A trim takes milliseconds to tens of them and locks each arena while it works on it, so it
 //! is kept off the calls: every request holds a [`Busy`] guard, and once none is held and
 //! [`SETTLE`] has passed without another request ending, one trim runs on a blocking thread.
-//! On other platforms and allocators it does nothing.
+//! The same idle moment unmaps the executable's clean code pages ([`crate::code_pages`]). On
+//! other platforms and allocators the trim does nothing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -77,7 +78,8 @@ fn schedule() {
     });
 }
 
-/// Returns the allocator's free memory to the system.
+/// Returns the allocator's free memory to the system, and unmaps the executable's clean code
+/// pages ([`crate::code_pages`]).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 pub fn trim() {
@@ -86,8 +88,11 @@ pub fn trim() {
     unsafe {
         libc::malloc_trim(0);
     }
+    crate::code_pages::release();
 }
 
-/// Returns the allocator's free memory to the system (nothing to do here).
+/// Unmaps the executable's clean code pages (the allocator has nothing to return here).
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn trim() {}
+pub fn trim() {
+    crate::code_pages::release();
+}
