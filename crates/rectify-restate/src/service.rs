@@ -435,13 +435,7 @@ impl Journal<'_, '_> {
     fn summary(&self, result: Result<RunSummary, RunError>) -> HandlerResult<RunSummary> {
         match result {
             Ok(summary) => Ok(summary),
-            Err(RunError::Config(problems)) => {
-                let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-                Err(refuse(
-                    self.ctx,
-                    format!("the run cannot start:\n  {}", text.join("\n  ")),
-                ))
-            }
+            Err(e @ RunError::Config(_)) => Err(refuse(self.ctx, e.to_string())),
             Err(RunError::Store(e)) => Err(e.into()),
         }
     }

@@ -53,10 +53,7 @@ impl Backend {
                 options.inputs.clone_from(&args.inputs);
                 let outcome =
                     until_interrupted(rectify::flow::run(workflow, Arc::clone(&store), options))?;
-                local_end(outcome, &store, &run_id, |problems| {
-                    let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-                    format!("the run cannot start:\n  {}", text.join("\n  "))
-                })
+                local_end(outcome, &store, &run_id)
             }
             Backend::Restate(client, _) => {
                 let request = rectify::restate::RunRequest {
@@ -86,10 +83,7 @@ impl Backend {
                     decision(args),
                     options,
                 ))?;
-                local_end(outcome, &store, &args.run, |problems| {
-                    let text: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
-                    format!("cannot resume: {}", text.join("; "))
-                })
+                local_end(outcome, &store, &args.run)
             }
             Backend::Restate(client, _) => {
                 let decision = restate_decision(args)?;
@@ -157,12 +151,11 @@ fn options(workdir: &Path, max_parallel: u32, output: Output) -> RunOptions {
     options
 }
 
-/// What a local run (or resume) came to; `config` words a configuration error.
+/// What a local run (or resume) came to (a configuration error in `RunError`'s own words).
 fn local_end(
     outcome: Result<Result<RunSummary, RunError>, u8>,
     store: &Store,
     run_id: &str,
-    config: impl Fn(&[rectify::flow::Problem]) -> String,
 ) -> Result<Ended> {
     match outcome {
         Err(code) => {
@@ -174,7 +167,7 @@ fn local_end(
                 ),
             ))
         }
-        Ok(Err(RunError::Config(problems))) => bail!("{}", config(&problems)),
+        Ok(Err(e @ RunError::Config(_))) => bail!("{e}"),
         Ok(Err(RunError::Store(e))) => Err(e.into()),
         Ok(Ok(summary)) => Ok(Ended::Summary(Box::new(summary))),
     }

@@ -112,12 +112,29 @@ impl RunOptions {
 /// Why a run could not start or go on.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The inputs or the run id are wrong (exit 2).
-    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    /// The inputs or the run id are wrong (exit 2). Its message is the one every front end
+    /// prints: the problem (`--input: the input `n` must be a number, got `x``), or several
+    /// under a count, one per line.
+    #[error("{}", config_message(.0))]
     Config(Vec<Problem>),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The message of [`RunError::Config`]: one problem as it is, several under their count.
+fn config_message(problems: &[Problem]) -> String {
+    match problems {
+        [one] => one.to_string(),
+        many => {
+            let lines: Vec<String> = many.iter().map(|p| format!("\n  {p}")).collect();
+            format!(
+                "the run cannot go on ({} problems):{}",
+                many.len(),
+                lines.concat()
+            )
+        }
+    }
 }
 
 /// One run in progress.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rectify_core::{Diagnostic, Format};
 use rectify_provider::spec::{ProviderKind, ProviderSpec};
 use rectify_provider::{Provider, ProviderError, Request};
+use rectify_stream::{PrefixChecker, PrefixOptions};
 use serde_json::Value;
 
 use super::call::{Called, Observed};
@@ -233,6 +234,7 @@ impl Runner {
             {
                 request.schema = answer_schema(check, &self.schemas);
             }
+            let provider = streaming(provider, request.schema.as_ref());
             let policy = self.producer_policy(step, resolved);
             let call = AgentCall {
                 provider: &provider,
@@ -363,9 +365,10 @@ impl Runner {
                 output.rel
             ))];
             req.schema = answer_schema(&output.check, &self.schemas);
+            let provider = streaming(Arc::clone(provider), req.schema.as_ref());
             let seq = record.attempts * 100 + u32::try_from(i).unwrap_or(99);
             match self
-                .call(&unit.key, "producer", seq, provider, &req, record)
+                .call(&unit.key, "producer", seq, &provider, &req, record)
                 .await
             {
                 Called::Answer(r) => {
@@ -390,6 +393,19 @@ impl Runner {
             answer: None,
             problems,
         })
+    }
+}
+
+/// `provider` reading its answers as they arrive when it can stream and the answer has a
+/// schema: an answer that can no longer be valid is stopped early (issue 40), its received
+/// text recorded and judged like any answer (`rectify_loop::Streaming`).
+fn streaming(provider: Arc<dyn Provider>, schema: Option<&Value>) -> Arc<dyn Provider> {
+    match schema {
+        Some(schema) if provider.streams() => {
+            let checker = PrefixChecker::new(schema, PrefixOptions::default());
+            Arc::new(rectify_loop::Streaming::new(provider, Arc::new(checker)))
+        }
+        _ => provider,
     }
 }
 

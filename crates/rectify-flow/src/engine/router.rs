@@ -1,5 +1,6 @@
-//! Where a unit goes when its output still has errors: a pure function of its persisted
-//! counters and its limits (`on_invalid`), table-tested below. Past the repair agent (a
+//! Where a unit goes when its output still has errors, or a validator failed it: pure
+//! functions of its persisted counters and its limits (`on_invalid`,
+//! `max_validation_attempts`), table-tested below. Past the repair agent (a
 //! workflow's own rung) it is the loop's retry decision, [`rectify_loop::retry::next`], so a
 //! workflow retries, and gives up, by the rule `rectify ask` follows. The effects (calls,
 //! writes, commits) are `step.rs`'s.
@@ -89,6 +90,16 @@ pub(crate) fn after_errors(record: &StepRecord, limits: Limits, found: Found) ->
     }
 }
 
+/// Where a unit goes when a validator says FAIL: its producer runs again with the findings
+/// while validation attempts are left (`max_validation_attempts`), else it is exhausted.
+pub(crate) fn after_fail(record: &StepRecord, max_validation_attempts: u32) -> Next {
+    if record.validations < max_validation_attempts {
+        Next::Revise
+    } else {
+        Next::Exhausted
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +109,25 @@ mod tests {
             repair_runs,
             revisions,
             ..StepRecord::default()
+        }
+    }
+
+    #[test]
+    fn the_route_after_a_fail_verdict_as_a_table() {
+        // (validations so far, max_validation_attempts) → next
+        let cases = [
+            (0, 2, Next::Revise),
+            (1, 2, Next::Revise),
+            (2, 2, Next::Exhausted),
+            (0, 0, Next::Exhausted),
+            (3, 2, Next::Exhausted),
+        ];
+        for (validations, max, next) in cases {
+            let record = StepRecord {
+                validations,
+                ..StepRecord::default()
+            };
+            assert_eq!(after_fail(&record, max), next, "{validations} of {max}");
         }
     }
 

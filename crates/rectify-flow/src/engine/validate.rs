@@ -14,6 +14,7 @@ use super::check::Checked;
 use super::check::UnitCheck;
 use super::produce::{Resolved, Unit};
 use super::prompt::{findings_block, level, located, validator_prompt};
+use super::router::{Next, after_fail};
 use crate::spec::{ValidateSpec, ValidatorSpec};
 use crate::store::{Event, StepRecord};
 
@@ -88,7 +89,7 @@ impl Runner {
                     };
                     record.verdict = Some("FAIL".to_owned());
                     record.diagnostics = findings_as_diagnostics(&validator.name(), &findings);
-                    if record.validations < spec.max_validation_attempts {
+                    if after_fail(record, spec.max_validation_attempts) == Next::Revise {
                         record.validations += 1;
                         self.persist(record, Event::ValidationFailed);
                         return Ok(Judged::Revise(findings_block(&validator.name(), &findings)));

@@ -268,3 +268,135 @@ fn a_truncated_answer_is_asked_again_even_when_repair_could_close_it() {
         prompts[1]
     );
 }
+
+/// An API model that streams `answers` in turn, 4 bytes at a time, and stops when the
+/// caller's sink says so; it counts the bytes it handed over.
+struct Streamed {
+    answers: std::sync::Mutex<Vec<String>>,
+    sent: std::sync::Mutex<Vec<usize>>,
+}
+
+impl Streamed {
+    /// The next answer, handed to `sink` piece by piece until it says stop.
+    fn answer(&self, sink: &mut dyn rectify_provider::StreamSink) -> rectify_provider::Response {
+        let answer = self.answers.lock().unwrap().remove(0);
+        let mut text = String::new();
+        let mut finish = rectify_provider::FinishReason::Stop;
+        for piece in answer.as_bytes().chunks(4) {
+            let piece = std::str::from_utf8(piece).unwrap();
+            text.push_str(piece);
+            if sink.text(piece).is_break() {
+                finish = rectify_provider::FinishReason::Other(rectify_provider::STOPPED.into());
+                break;
+            }
+        }
+        self.sent.lock().unwrap().push(text.len());
+        rectify_provider::Response {
+            text,
+            finish_reason: finish,
+            usage: rectify_provider::Usage::default(),
+            model: "streamed".to_owned(),
+            latency: std::time::Duration::ZERO,
+            transport_retries: 0,
+            raw: String::new(),
+            notices: Vec::new(),
+        }
+    }
+}
+
+impl rectify_provider::Provider for Streamed {
+    fn complete<'a>(
+        &'a self,
+        _request: &'a rectify_provider::Request,
+    ) -> rectify_provider::CompletionFuture<'a> {
+        let response = self.answer(&mut |_: &str| std::ops::ControlFlow::Continue(()));
+        Box::pin(async move { Ok(response) })
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        _request: &'a rectify_provider::Request,
+        sink: &'a mut dyn rectify_provider::StreamSink,
+    ) -> rectify_provider::CompletionFuture<'a> {
+        let response = self.answer(sink);
+        Box::pin(async move { Ok(response) })
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn capabilities(&self) -> rectify_provider::Capabilities {
+        rectify_provider::Capabilities::default()
+    }
+
+    fn name(&self) -> &'static str {
+        "streamed"
+    }
+}
+
+struct OneStreamed(std::sync::Arc<Streamed>);
+
+impl rectify_flow::ProviderFactory for OneStreamed {
+    fn provider(
+        &self,
+        _spec: &rectify_provider::spec::ProviderSpec,
+        _context: &rectify_flow::engine::CallContext,
+    ) -> Result<std::sync::Arc<dyn rectify_provider::Provider>, rectify_provider::ProviderError>
+    {
+        Ok(self.0.clone())
+    }
+}
+
+/// Streaming (issue 40): an answer step whose answer goes wrong in its first field is
+/// stopped there, recorded with what arrived, and asked again at once; the valid answer is
+/// never stopped.
+#[test]
+fn an_answer_that_goes_wrong_early_is_stopped_and_asked_again() {
+    let f = Fixture::new();
+    f.file(
+        "s.schema.json",
+        r#"{"type": "object", "required": ["status", "notes"], "properties": {"status": {"enum": ["open", "closed"]}, "notes": {"type": "array", "items": {"type": "string"}}}}"#,
+    );
+    f.file("agents/triage.md", "---\nname: triage\n---\nYou triage.\n");
+    f.workflow(
+        "name: t\nproviders:\n  api: {kind: openai, model: m}\nagents:\n  triage: agents/triage.md\ndefaults: {provider: api}\nsteps:\n  - id: triage\n    agent: triage\n    prompt: triage\n    answer: {format: json, schema: s.schema.json, save: out/s.json}\n    on_invalid: {revise: 2}\n",
+    );
+    let notes: Vec<String> = (0..200).map(|i| format!("note {i}")).collect();
+    let bad = serde_json::json!({"status": "OPENED!", "notes": notes}).to_string();
+    let good = serde_json::json!({"status": "open", "notes": notes}).to_string();
+    let model = std::sync::Arc::new(Streamed {
+        answers: std::sync::Mutex::new(vec![bad.clone(), good.clone()]),
+        sent: std::sync::Mutex::new(Vec::new()),
+    });
+    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
+    let mut options = rectify_flow::RunOptions::new(&f.work);
+    options.factory = std::sync::Arc::new(OneStreamed(model.clone()));
+    let store = std::sync::Arc::new(rectify_flow::Store::in_memory().unwrap());
+    let s = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(rectify_flow::run(
+            wf,
+            std::sync::Arc::clone(&store),
+            options,
+        ))
+        .unwrap();
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "triage").attempts, 2, "{s:#?}");
+    let sent = model.sent.lock().unwrap().clone();
+    assert!(
+        sent[0] < 40,
+        "stopped after {} of {} bytes",
+        sent[0],
+        bad.len()
+    );
+    assert_eq!(sent[1], good.len(), "the valid answer is read whole");
+    let saved: serde_json::Value = serde_json::from_str(&f.read("out/s.json")).unwrap();
+    assert_eq!(saved["status"], "open");
+    // What arrived of the stopped answer is the recorded attempt.
+    let report =
+        serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
+    assert!(report.contains("OPENED!"), "{report}");
+}

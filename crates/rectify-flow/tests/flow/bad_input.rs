@@ -107,12 +107,22 @@ fn a_missing_required_input_and_an_unknown_input_are_reported_together() {
         .enable_all()
         .build()
         .unwrap();
-    let Err(rectify_flow::RunError::Config(problems)) =
+    let Err(e @ rectify_flow::RunError::Config(_)) =
         rt.block_on(rectify_flow::run(wf, store, options))
     else {
         panic!("inputs must be checked before the run starts");
     };
+    let rectify_flow::RunError::Config(problems) = &e else {
+        unreachable!()
+    };
     let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert_eq!(text.len(), 3, "{text:?}");
     assert_eq!(f.calls("writer"), 0);
+    // The one message every front end prints: the count, then each problem on its own line.
+    let message = e.to_string();
+    assert!(
+        message.starts_with("the run cannot go on (3 problems):\n  --input: "),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 4, "{message}");
 }

@@ -161,13 +161,7 @@ fn end(
                 "cancelled: the run `{run_id}` stopped and is recorded as interrupted; `resume` with `continue` goes on"
             )))
         }
-        Some(Err(RunError::Config(problems))) => {
-            let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            Err(ToolError::new(format!(
-                "the run cannot go on:\n  {}",
-                text.join("\n  ")
-            )))
-        }
+        Some(Err(e @ RunError::Config(_))) => Err(ToolError::new(e.to_string())),
         Some(Err(e)) => Err(store_error(e)),
         Some(Ok(summary)) => wire::run(&summary, dir),
     }
