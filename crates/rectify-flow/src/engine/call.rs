@@ -10,6 +10,33 @@ use sha2::{Digest, Sha256};
 use super::Runner;
 use crate::store::{CallOutcome, CallRecord, StepRecord};
 
+/// What a call's record says besides its answer (what the engine saw, why the agent failed or
+/// stopped), and the files' contents to store by hash.
+fn outcome_of(
+    observed: Observed,
+    failed: Option<Diagnostic>,
+    finish: Option<rectify_provider::FinishReason>,
+) -> (CallOutcome, Vec<(String, Vec<u8>)>) {
+    let mut outcome = CallOutcome {
+        problems: observed.problems,
+        failed,
+        finish,
+        ..CallOutcome::default()
+    };
+    let mut files = Vec::new();
+    for (path, bytes) in observed.files {
+        outcome
+            .files
+            .insert(path.clone(), keep(&mut files, &path, bytes));
+    }
+    for (path, bytes) in observed.applied {
+        outcome
+            .applied
+            .insert(path.clone(), keep(&mut files, &path, bytes));
+    }
+    (outcome, files)
+}
+
 /// How a call ended.
 pub(crate) enum Called {
     /// An answer (recorded).
@@ -86,23 +113,8 @@ impl Runner {
             }
             _ => None,
         };
-        let mut outcome = CallOutcome {
-            problems: observed.problems.clone(),
-            failed,
-            finish,
-            ..CallOutcome::default()
-        };
-        let mut files = Vec::new();
-        for (path, bytes) in observed.files {
-            outcome
-                .files
-                .insert(path.clone(), keep(&mut files, &path, bytes));
-        }
-        for (path, bytes) in observed.applied {
-            outcome
-                .applied
-                .insert(path.clone(), keep(&mut files, &path, bytes));
-        }
+        let problems = observed.problems.clone();
+        let (outcome, files) = outcome_of(observed, failed, finish);
         let call = CallRecord {
             step: unit.to_owned(),
             role: role.to_owned(),
@@ -117,7 +129,7 @@ impl Runner {
         self.stored(unit, self.store.record_call(&self.run_id, &call, &files));
         record.input_tokens += usage.input_tokens;
         record.output_tokens += usage.output_tokens;
-        (called, observed.problems)
+        (called, problems)
     }
 
     /// A call recorded by an earlier process: its answer, its files written back, its findings.

@@ -442,6 +442,33 @@ impl Runner {
         );
     }
 
+    /// Writes an accepted answer to its `save` path; why it could not be written, if so.
+    fn save_answer(
+        &self,
+        unit: &Unit,
+        checked: &UnitCheck,
+        save: Option<&super::produce::Output>,
+    ) -> Option<Diagnostic> {
+        let save = save?;
+        let Some((_, Some(text), _)) = checked.files.first() else {
+            return None;
+        };
+        let since = self.tree.now();
+        match self
+            .tree
+            .write(&unit.key, &save.rel, text.as_bytes(), since)
+        {
+            Ok(()) => None,
+            Err(WriteError::Conflict(d)) => Some(*d),
+            Err(WriteError::Io(e)) => Some(config_problem(format!(
+                "cannot save the answer to `{}`: {e}",
+                save.rel
+            ))),
+        }
+    }
+
+    /// Accepts a unit's output: saved (an answer with `save`), recorded with its warnings,
+    /// and made readable by later steps.
     pub(crate) fn accept(
         &self,
         unit: &Unit,
@@ -462,24 +489,8 @@ impl Runner {
                     .collect(),
             ),
         };
-        if let Some(save) = save
-            && let Some((_, Some(text), _)) = checked.files.first()
-        {
-            let since = self.tree.now();
-            let why = match self
-                .tree
-                .write(&unit.key, &save.rel, text.as_bytes(), since)
-            {
-                Ok(()) => None,
-                Err(WriteError::Conflict(d)) => Some(*d),
-                Err(WriteError::Io(e)) => Some(config_problem(format!(
-                    "cannot save the answer to `{}`: {e}",
-                    save.rel
-                ))),
-            };
-            if let Some(d) = why {
-                return self.fail(record, vec![d], End::Failed);
-            }
+        if let Some(d) = self.save_answer(unit, checked, save) {
+            return self.fail(record, vec![d], End::Failed);
         }
         let warnings: Vec<String> = checked
             .all_diagnostics()

@@ -87,18 +87,7 @@ impl Runner {
                         Verdict::Fail { findings } => findings,
                         _ => Vec::new(),
                     };
-                    record.verdict = Some("FAIL".to_owned());
-                    record.diagnostics = findings_as_diagnostics(&validator.name(), &findings);
-                    if after_fail(record, spec.max_validation_attempts) == Next::Revise {
-                        record.validations += 1;
-                        self.persist(record, Event::ValidationFailed);
-                        return Ok(Judged::Revise(findings_block(&validator.name(), &findings)));
-                    }
-                    self.persist(record, Event::ValidationExhausted);
-                    return Ok(Judged::Exhausted(findings_as_diagnostics(
-                        &validator.name(),
-                        &findings,
-                    )));
+                    return Ok(self.failed(record, &spec, &validator.name(), &findings));
                 }
             }
         }
@@ -106,6 +95,26 @@ impl Runner {
         record.warnings.extend(warnings);
         self.persist(record, Event::Validated);
         Ok(Judged::Accept)
+    }
+
+    /// A FAIL from `validator`: recorded, then routed ([`after_fail`]) to a re-run of the
+    /// producer with the findings, or to exhaustion.
+    fn failed(
+        &self,
+        record: &mut StepRecord,
+        spec: &ValidateSpec,
+        validator: &str,
+        findings: &[Finding],
+    ) -> Judged {
+        record.verdict = Some("FAIL".to_owned());
+        record.diagnostics = findings_as_diagnostics(validator, findings);
+        if after_fail(record, spec.max_validation_attempts) == Next::Revise {
+            record.validations += 1;
+            self.persist(record, Event::ValidationFailed);
+            return Judged::Revise(findings_block(validator, findings));
+        }
+        self.persist(record, Event::ValidationExhausted);
+        Judged::Exhausted(findings_as_diagnostics(validator, findings))
     }
 
     async fn agent_verdict(
@@ -124,11 +133,7 @@ impl Runner {
         // writes reaches the working tree.
         let replayed = self.is_recorded(&unit.key, &role, record.validations + 1);
         let view = if spec.kind == ProviderKind::Command && !replayed {
-            let view = self
-                .tree
-                .view()
-                .await
-                .map_err(|e| format!("the validator's view cannot be made: {e}"))?;
+            let view = self.validator_view().await?;
             context.cwd = view.0.root().to_path_buf();
             Some(view)
         } else {
@@ -149,20 +154,8 @@ impl Runner {
                 record,
             )
             .await;
-        if let Some((view, since)) = &view {
-            // Nothing it changed is applied but scratch (what git ignores: its logs).
-            let policy = super::tree::Policy {
-                allowed: super::confine::Allowed::new(Vec::new(), &[]),
-                confine: crate::spec::Confine::Strict,
-                refused_is_error: false,
-            };
-            let applied = self.tree.apply(&unit.key, view, *since, &policy);
-            record.warnings.extend(applied.problems.iter().map(|d| {
-                format!(
-                    "the validator `{name}` changed files; a validator's changes are not applied: {}",
-                    d.message
-                )
-            }));
+        if let Some(view) = &view {
+            self.close_validator_view(unit, record, name, view);
         }
         Ok(match called {
             Called::Answer(r) => rectify_loop::parse_verdict(&r.text),
@@ -174,6 +167,38 @@ impl Runner {
                 fail_with(format!("the validator `{name}` could not be asked: {e}"))
             }
         })
+    }
+
+    /// A view of the tree for a command validator: it judges, and nothing it writes reaches
+    /// the working tree.
+    async fn validator_view(&self) -> Result<(crate::isolate::View, u64), String> {
+        self.tree
+            .view()
+            .await
+            .map_err(|e| format!("the validator's view cannot be made: {e}"))
+    }
+
+    /// Ends a validator's view: nothing it changed is applied but scratch (what git ignores:
+    /// its logs); what it tried to change is recorded as a warning.
+    fn close_validator_view(
+        &self,
+        unit: &Unit,
+        record: &mut StepRecord,
+        name: &str,
+        (view, since): &(crate::isolate::View, u64),
+    ) {
+        let policy = super::tree::Policy {
+            allowed: super::confine::Allowed::new(Vec::new(), &[]),
+            confine: crate::spec::Confine::Strict,
+            refused_is_error: false,
+        };
+        let applied = self.tree.apply(&unit.key, view, *since, &policy);
+        record.warnings.extend(applied.problems.iter().map(|d| {
+            format!(
+                "the validator `{name}` changed files; a validator's changes are not applied: {}",
+                d.message
+            )
+        }));
     }
 
     /// A command validator's verdict, recorded like an answer (role `validator:NAME`, the
