@@ -172,7 +172,7 @@ impl Runner {
     }
 
     /// Runs the producer once.
-    // Long (64 lines): the producer call's setup (agent, memory note, prompt, view, provider)
+    // Long (72 lines): the producer call's setup (agent, memory note, prompt, view, provider)
     // reads in the order the call needs it; the call itself is `call_agent`.
     #[allow(clippy::too_many_lines)]
     pub(crate) async fn produce(
