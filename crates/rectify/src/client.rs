@@ -280,7 +280,7 @@ impl Client {
 
     /// [`Client::extract`] as a stream: the value as it arrives (with its final paths), each
     /// answer stopped as soon as it can no longer be valid (and asked again at once), each
-    /// attempt as it ends, then the result, as [`Update::Done`].
+    /// attempt as it ends, then the result, as [`Update::Done`](crate::stream::Update::Done).
     ///
     /// Providers that stream (OpenAI-compatible, Anthropic) give partial values; the others
     /// give their attempts and the result only.
