@@ -2,7 +2,8 @@
 //! when the first answer goes wrong in its first field.
 //!
 //! A local server speaks OpenAI's SSE format, one token (a few characters) per event every
-//! `TOKEN_MS` ms. The first answer of every run has a wrong enum value in its first field,
+//! `TOKEN_MS` ms, on one clock for both paths: token `i` is ready `i * TOKEN_MS` after the
+//! request, and a non-streamed answer is sent whole when its last token is ready. The first answer of every run has a wrong enum value in its first field,
 //! then ~2,000 tokens; the second is valid. Without streaming the loop pays for the whole
 //! first answer; with [`Streaming`] it stops it at the first field and asks again.
 //!
@@ -95,7 +96,11 @@ async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>
         return;
     }
     let count = tokens.len();
-    for token in tokens {
+    let start = tokio::time::Instant::now();
+    for (i, token) in tokens.into_iter().enumerate() {
+        // Token i is ready at its slot on one clock (no drift from per-token timers): the
+        // last one at `count * TOKEN_MS`, when `whole` sends its body.
+        tokio::time::sleep_until(start + slot(i + 1)).await;
         let event = format!(
             "data: {}\n\n",
             json!({"choices": [{"index": 0, "delta": {"content": token}}]})
@@ -104,7 +109,6 @@ async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>
             return; // the client stopped reading: no more tokens are paid
         }
         sent.fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(Duration::from_millis(TOKEN_MS)).await;
     }
     let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": count}});
     let _ = chunk(&mut stream, &format!("data: {end}\n\ndata: [DONE]\n\n")).await;
@@ -114,7 +118,7 @@ async fn answer(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>
 /// A non-streamed answer: generated at the same pace, all tokens paid, sent as one body.
 async fn whole(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>) {
     let count = tokens.len();
-    tokio::time::sleep(Duration::from_millis(TOKEN_MS * count as u64)).await;
+    tokio::time::sleep(slot(count)).await;
     sent.fetch_add(count as u64, Ordering::Relaxed);
     let body = json!({"model": "scripted", "choices": [{"index": 0, "message": {"role": "assistant", "content": tokens.concat()}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 50, "completion_tokens": count}}).to_string();
     let head = format!(
@@ -123,6 +127,11 @@ async fn whole(mut stream: TcpStream, tokens: Vec<String>, sent: Arc<AtomicU64>)
     );
     let _ = stream.write_all(head.as_bytes()).await;
     let _ = stream.write_all(body.as_bytes()).await;
+}
+
+/// When the `n`th token of an answer is ready, from the request.
+fn slot(n: usize) -> Duration {
+    Duration::from_millis(TOKEN_MS * n as u64)
 }
 
 async fn chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {

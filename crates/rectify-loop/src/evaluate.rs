@@ -34,7 +34,7 @@ pub fn finish_problem(finish: &FinishReason, text: &str) -> Option<Diagnostic> {
 
 /// Turns a checked value into the caller's type, taking it; on failure the value comes back
 /// with the diagnostics.
-pub(crate) trait Accept<T> {
+pub(crate) trait Accept<T>: Sync {
     fn accept(&self, value: Value) -> Result<T, (Value, Vec<Diagnostic>)>;
 }
 

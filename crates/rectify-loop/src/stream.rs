@@ -66,7 +66,14 @@ impl<P: Provider> Streaming<P> {
             shown_at: 0,
             shown_settled: 0,
         };
-        let mut response = self.inner.complete_streaming(request, &mut watch).await?;
+        let mut response = match self.inner.complete_streaming(request, &mut watch).await {
+            Ok(response) => response,
+            // What arrived before the stream broke, if the provider did not keep it.
+            Err(error) if error.received.is_none() => {
+                return Err(error.with_received(watch.judge.reader().text().to_owned()));
+            }
+            Err(error) => return Err(error),
+        };
         if let Some(diagnostics) = watch.doomed {
             let lines: Vec<String> = diagnostics.iter().map(crate::issue_line).collect();
             response.notices.push(format!(

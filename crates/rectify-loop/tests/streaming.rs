@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use rectify_loop::{Engine, StreamEvent, Streaming, Task};
 use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
-use rectify_provider::{FinishReason, STOPPED};
+use rectify_provider::{BROKEN, ErrorKind, FinishReason, STOPPED};
 use rectify_stream::{PrefixChecker, PrefixOptions};
-use rectify_test::fake_server::{FakeServer, Reply};
+use rectify_test::fake_server::{FakeServer, Fault, Reply};
 use serde_json::{Value, json};
 
 fn schema() -> Value {
@@ -94,4 +94,59 @@ async fn a_valid_answer_is_never_stopped() {
     assert!(outcome.is_valid(), "{outcome:?}");
     assert_eq!(outcome.ledger().attempts.len(), 1);
     assert_eq!(outcome.value().unwrap()["status"], "closed");
+}
+
+/// A stream cut mid-way is a transport error (the rung fails, the next one takes over), and
+/// what arrived is the attempt's raw text, with why.
+#[tokio::test]
+async fn a_stream_cut_midway_keeps_what_arrived_in_the_ledger() {
+    let notes: Vec<String> = (0..100).map(|i| format!("note {i}")).collect();
+    let long = json!({"status": "open", "notes": notes}).to_string();
+    let good = json!({"status": "open", "notes": ["a"]}).to_string();
+    let cut = FakeServer::start([sse(&long).with_fault(Fault::CutChunkedStream)])
+        .await
+        .unwrap();
+    let whole = FakeServer::start([sse(&good)]).await.unwrap();
+    let provider = |server: &FakeServer| {
+        // The cut comes after the stream opened: no transport retry.
+        let config = OpenAiConfig::new("m").with_base_url(server.openai_base_url());
+        OpenAiProvider::new(config).unwrap()
+    };
+    let checker = Arc::new(PrefixChecker::new(&schema(), PrefixOptions::default()));
+    let engine = Engine::new(Streaming::new(provider(&cut), Arc::clone(&checker)))
+        .fallback(Streaming::new(provider(&whole), checker));
+    let task = Task::new("status?").schema(schema()).unwrap();
+    let outcome = engine.run(&task).await;
+    assert!(outcome.is_valid(), "{outcome:?}");
+    let ledger = outcome.ledger();
+    assert_eq!(ledger.attempts.len(), 2);
+    let broken = &ledger.attempts[0];
+    assert_eq!(broken.finish_reason, FinishReason::Other(BROKEN.into()));
+    assert!(
+        broken.raw.len() > 20 && long.starts_with(&broken.raw) && broken.raw.len() < long.len(),
+        "{}",
+        broken.raw
+    );
+    assert!(!broken.report.valid);
+    assert!(
+        broken
+            .report
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "response.truncated" && d.message.starts_with("the stream broke"))
+    );
+    assert!(
+        broken.notices[0].starts_with(&format!(
+            "the stream broke after {} bytes",
+            broken.raw.len()
+        )),
+        "{:?}",
+        broken.notices
+    );
+    assert_eq!(ledger.provider_errors.len(), 1);
+    assert!(matches!(
+        ledger.provider_errors[0].kind,
+        ErrorKind::Truncated { .. }
+    ));
+    assert_eq!(ledger.attempts[1].number, 2);
 }

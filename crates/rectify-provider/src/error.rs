@@ -208,6 +208,10 @@ pub struct ProviderError {
     pub retries: u32,
     /// Total time spent, waits included.
     pub elapsed: Duration,
+    /// The answer's text that had arrived when a stream broke (`None` when none had; boxed
+    /// to keep the error small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<Box<String>>,
 }
 
 fn retry_note(retries: u32, elapsed: Duration) -> String {
@@ -230,7 +234,18 @@ impl ProviderError {
             provider: provider.into(),
             retries: 0,
             elapsed: Duration::ZERO,
+            received: None,
         }
+    }
+
+    /// This error with the text that had arrived before the stream broke (kept only when
+    /// some had).
+    #[must_use]
+    pub fn with_received(mut self, text: String) -> Self {
+        if !text.is_empty() {
+            self.received = Some(Box::new(text));
+        }
+        self
     }
 
     /// A configuration error.

@@ -17,6 +17,10 @@ pub type CompletionFuture<'a> = BoxFuture<'a, Result<Response, ProviderError>>;
 /// whose stream the caller stopped through its [`StreamSink`].
 pub const STOPPED: &str = "stopped_by_caller";
 
+/// The `finish_reason` (as [`FinishReason::Other`](crate::FinishReason::Other)) the loop
+/// records for the text of a stream that broke mid-way ([`ProviderError::received`](crate::ProviderError::received)).
+pub const BROKEN: &str = "stream_broken";
+
 /// Where a streaming call hands the answer's text as it arrives.
 pub trait StreamSink: Send {
     /// The next piece of the answer's text. [`ControlFlow::Break`] stops the call: the

@@ -129,8 +129,13 @@ async fn a_stream_cut_midway_is_a_transport_error_and_the_sink_keeps_the_text() 
     let error = response.unwrap_err();
     assert!(matches!(error.kind, ErrorKind::Truncated { .. }), "{error}");
     assert!(error.kind.is_retryable());
-    // The fault cuts the body in half: the first events arrived and were handed over.
+    // The fault cuts the body in half: the first events arrived and were handed over, and
+    // the error keeps them too.
     assert!(!pieces.is_empty());
+    assert_eq!(
+        error.received.as_deref().map(String::as_str),
+        Some(pieces.concat().as_str())
+    );
 }
 
 #[tokio::test]

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::build::{LocalOptions, provider_from_spec_with};
+use crate::stream::RunStream;
 
 /// What to ask: a prompt, or a conversation that ends with the request (see
 /// [`Task::from_messages`]).
@@ -275,6 +276,71 @@ impl Client {
     ) -> Result<Value, Error> {
         let task = self.task(prompt).schema(schema)?;
         Error::from_outcome(self.engine.run(&task).await)
+    }
+
+    /// [`Client::extract`] as a stream: the value as it arrives (with its final paths), each
+    /// answer stopped as soon as it can no longer be valid (and asked again at once), each
+    /// attempt as it ends, then the result, as [`Update::Done`](crate::stream::Update::Done).
+    ///
+    /// Providers that stream (OpenAI-compatible, Anthropic) give partial values; the others
+    /// give their attempts and the result only.
+    ///
+    /// ```
+    /// use rectify::{Client, provider::from_fn, stream::Update};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Debug, Deserialize, JsonSchema)]
+    /// struct Invoice { number: String, total: f64 }
+    ///
+    /// let model = from_fn("demo", |_request| async {
+    ///     Ok::<_, std::io::Error>(r#"{"number": "INV-7", "total": 12.5}"#.to_owned())
+    /// });
+    /// let client = Client::new(model);
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let mut updates = client.extract_stream::<Invoice>("Invoice INV-7 comes to 12.50 EUR.");
+    /// while let Some(update) = updates.next().await {
+    ///     match update {
+    ///         Update::Partial { partial, .. } => println!("so far: {}", partial.value),
+    ///         Update::Abort { diagnostics, .. } => println!("stopped: {}", diagnostics[0].message),
+    ///         Update::Attempt(attempt) => println!("attempt {} valid: {}", attempt.number, attempt.valid),
+    ///         Update::Done(invoice) => assert_eq!(invoice?.number, "INV-7"),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// # Ok::<(), rectify::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn extract_stream<T>(&self, prompt: impl Into<Prompt>) -> RunStream<Result<T, Error>>
+    where
+        T: DeserializeOwned + JsonSchema + Send + 'static,
+    {
+        match self.task(prompt).schema_of::<T>() {
+            Ok(task) => RunStream::start(&self.engine, &task, |engine, task| async move {
+                Error::from_outcome(engine.run_typed::<T>(&task).await)
+            }),
+            Err(error) => RunStream::ready(Err(error.into())),
+        }
+    }
+
+    /// [`Client::extract_value`] as a stream (see [`Client::extract_stream`]).
+    pub fn extract_value_stream(
+        &self,
+        prompt: impl Into<Prompt>,
+        schema: Value,
+    ) -> RunStream<Result<Value, Error>> {
+        match self.task(prompt).schema(schema) {
+            Ok(task) => RunStream::start(&self.engine, &task, |engine, task| async move {
+                Error::from_outcome(engine.run(&task).await)
+            }),
+            Err(error) => RunStream::ready(Err(error.into())),
+        }
+    }
+
+    /// [`Client::run`] as a stream, ending with the whole [`Outcome`].
+    pub fn run_stream(&self, task: &Task) -> RunStream<Outcome<Value>> {
+        crate::stream::run(&self.engine, task)
     }
 
     /// Runs a task and returns the whole [`Outcome`]: the value or best candidate, the

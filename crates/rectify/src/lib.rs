@@ -68,6 +68,8 @@ mod client;
 #[cfg(feature = "engine")]
 mod error;
 pub mod setup;
+#[cfg(feature = "engine")]
+pub mod stream;
 pub mod wire;
 
 pub use check_file::{FileCheck, check_file};

@@ -102,6 +102,13 @@ pub struct AskArgs {
     /// (value or best candidate, diagnostics, attempt ledger) on stdout.
     #[arg(long, value_enum, default_value_t)]
     pub output: Output,
+    /// Print the run as it goes, one JSON object per line on stdout: `partial` (the answer
+    /// read so far), `abort` (an answer stopped because it could no longer be valid),
+    /// `attempt` (an attempt judged) and last `final` (the `--output json` document). Only
+    /// the OpenAI-compatible and Anthropic providers stream; the others give `attempt` and
+    /// `final` lines only.
+    #[arg(long, conflicts_with = "output")]
+    pub stream: bool,
     /// The agent command and its arguments, for `--provider command`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     pub agent: Vec<String>,

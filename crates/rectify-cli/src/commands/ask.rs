@@ -10,6 +10,7 @@ use rectify::local::FetchEvent;
 use rectify::parse::Limits;
 use rectify::provider::spec::{ProviderChoice, ProviderKind};
 use rectify::provider::{Provider, Request};
+use rectify::stream::Update;
 use rectify::{Document, Format, SpanMap};
 use serde_json::Value;
 
@@ -55,12 +56,12 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     // agent's whole process group is killed); the trace so far is already written.
     let outcome = runtime.block_on(async {
         tokio::select! {
-            outcome = engine.run(&task) => Ok(outcome),
+            outcome = drive(args, &engine, &task) => Ok(outcome),
             code = super::run::interrupted() => Err(code),
         }
     });
     let outcome = match outcome {
-        Ok(outcome) => outcome,
+        Ok(outcome) => outcome?,
         Err(code) => {
             drop(runtime);
             let trace = args.trace.as_ref().map_or(String::new(), |p| {
@@ -82,6 +83,22 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
         );
     }
     Ok(status)
+}
+
+/// Runs the task; with `--stream`, printing each update as one JSON line (the last one,
+/// `final`, is the `--output json` document).
+async fn drive(args: &AskArgs, engine: &Engine, task: &Task) -> Result<Outcome> {
+    if !args.stream {
+        return Ok(engine.run(task).await);
+    }
+    let mut updates = rectify::stream::run(engine, task);
+    while let Some(update) = updates.next().await {
+        print_line(&rectify::wire::AskEventWire::new(&update))?;
+        if let Update::Done(outcome) = update {
+            return Ok(outcome);
+        }
+    }
+    bail!("the run ended without an outcome")
 }
 
 /// The prompt, the schema and the rules.
@@ -227,17 +244,22 @@ fn key_hint(error: anyhow::Error, var: &str) -> anyhow::Error {
     )))
 }
 
-/// Prints the result; the exit status is `ExitStatus::of_answer`'s.
+/// Prints the result (with `--stream` it is printed already); the exit status is
+/// `ExitStatus::of_answer`'s.
 fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
-    if args.output == Output::Json {
-        print(&rectify::wire::AskWire::new(outcome))?;
+    match (args.stream, args.output, outcome) {
+        (false, Output::Json, _) => print(&rectify::wire::AskWire::new(outcome))?,
+        (false, Output::Human, Outcome::Valid { value, .. }) => print_value(value)?,
+        _ => {}
     }
+    explain(outcome)?;
+    Ok(ExitStatus::of_answer(outcome))
+}
+
+/// Why there is no valid answer, on stderr.
+fn explain(outcome: &Outcome) -> Result<()> {
     match outcome {
-        Outcome::Valid { value, .. } => {
-            if args.output == Output::Human {
-                print_value(value)?;
-            }
-        }
+        Outcome::Valid { .. } => {}
         Outcome::Exhausted {
             best,
             diagnostics,
@@ -263,7 +285,18 @@ fn report(args: &AskArgs, outcome: &Outcome) -> Result<ExitStatus> {
             }
         }
     }
-    Ok(ExitStatus::of_answer(outcome))
+    Ok(())
+}
+
+/// Writes `value` as one line of JSON on stdout, flushed at once.
+fn print_line<T: serde::Serialize>(value: &T) -> Result<()> {
+    let write = || {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, value)?;
+        writeln!(out)?;
+        out.flush()
+    };
+    Ok(crate::exit::pipe_closed_ok(write())?)
 }
 
 fn print_value(value: &Value) -> Result<()> {

@@ -7,12 +7,12 @@ use tokio::runtime::Runtime;
 
 use crate::support::{self, Run};
 
-const VALID: &str = r#"{"name": "rectify", "tags": ["rust"]}"#;
-const INVALID: &str = r#"{"name": "rectify", "tags": []}"#;
+pub(crate) const VALID: &str = r#"{"name": "rectify", "tags": ["rust"]}"#;
+pub(crate) const INVALID: &str = r#"{"name": "rectify", "tags": []}"#;
 const HEADER: &str = "Your previous answer did not pass validation. Fix these problems and answer again with the complete corrected JSON only:";
 
 /// A fake server (served by its own runtime's worker threads) and a directory with a schema.
-struct Setup {
+pub(crate) struct Setup {
     server: FakeServer,
     dir: tempfile::TempDir,
     // Dropped last: it serves the server's connections.
@@ -20,7 +20,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(replies: Vec<Reply>) -> Setup {
+    pub(crate) fn new(replies: Vec<Reply>) -> Setup {
         let runtime = Runtime::new().unwrap();
         let server = runtime.block_on(FakeServer::start(replies)).unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -40,12 +40,12 @@ impl Setup {
         }
     }
 
-    fn path(&self, name: &str) -> String {
+    pub(crate) fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
 
     /// `rectify ask` configured for the fake server through the environment.
-    fn ask(&self, args: &[&str]) -> Command {
+    pub(crate) fn ask(&self, args: &[&str]) -> Command {
         let mut cmd = bare();
         cmd.env("OPENAI_API_KEY", "sk-test")
             .env("OPENAI_BASE_URL", self.server.openai_base_url())
@@ -77,7 +77,7 @@ impl Setup {
 }
 
 /// `rectify` without any provider variables from the caller's environment.
-fn bare() -> Command {
+pub(crate) fn bare() -> Command {
     let mut cmd = support::rectify();
     for var in [
         "OPENAI_API_KEY",
@@ -92,7 +92,7 @@ fn bare() -> Command {
     cmd
 }
 
-fn run(cmd: &mut Command) -> Run {
+pub(crate) fn run(cmd: &mut Command) -> Run {
     let out = cmd.output().unwrap();
     Run {
         code: out.status.code().unwrap(),

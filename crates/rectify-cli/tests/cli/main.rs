@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod ask;
+mod ask_stream;
 mod bad_input;
 mod bounds;
 mod check;

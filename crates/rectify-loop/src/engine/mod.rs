@@ -7,6 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use rectify_provider::{Pricing, Provider};
+use rectify_stream::PrefixChecker;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -16,6 +17,7 @@ use crate::evaluate::{AsType, AsValue};
 use crate::events::EventSink;
 use crate::memory::ErrorMemory;
 use crate::outcome::Outcome;
+use crate::stream::{StreamEvents, Streaming};
 use crate::task::Task;
 
 /// One provider of the fallback ladder, with its own attempt count if set.
@@ -165,6 +167,24 @@ impl Engine {
     /// The provider rungs, in order.
     pub fn rungs(&self) -> &[Rung] {
         &self.rungs
+    }
+
+    /// This engine with every rung whose provider streams ([`Provider::streams`]) wrapped in
+    /// [`Streaming`]: its answers are judged by `checker` as they arrive, stopped when
+    /// doomed, and reported to `events`. Rungs that do not stream are kept as they are.
+    pub fn streaming(&self, checker: &Arc<PrefixChecker>, events: Option<&StreamEvents>) -> Engine {
+        let mut engine = self.clone();
+        for rung in &mut engine.rungs {
+            if !rung.provider.streams() {
+                continue;
+            }
+            let mut streaming = Streaming::new(Arc::clone(&rung.provider), Arc::clone(checker));
+            if let Some(events) = events {
+                streaming = streaming.with_events(Arc::clone(events));
+            }
+            rung.provider = Arc::new(streaming);
+        }
+        engine
     }
 
     /// Runs `task` until an answer passes every check or a limit is reached.

@@ -154,6 +154,10 @@ impl<'a, T> Run<'a, T> {
                 }
                 Err(error) => {
                     tracing::warn!(provider, error = %error, "provider failed");
+                    if let Some(text) = &error.received {
+                        let called = (number, index, provider, request.temperature);
+                        self.record_broken(called, text, &error);
+                    }
                     self.emit(|| EventKind::ProviderError {
                         rung: index,
                         error: error.clone(),
@@ -241,6 +245,51 @@ impl<'a, T> Run<'a, T> {
         } else {
             Turn::Exhausted
         }
+    }
+
+    /// Records what arrived of a stream that broke as an attempt (raw text, judged, the
+    /// error as its notice); the rung still fails with the error.
+    fn record_broken(
+        &mut self,
+        (number, rung, provider, temperature): (u32, usize, &str, Option<f64>),
+        text: &str,
+        error: &ProviderError,
+    ) {
+        let finish_reason = FinishReason::Other(rectify_provider::BROKEN.to_owned());
+        let mut report = evaluate(&self.repair, text, &finish_reason);
+        // Whatever repair made of it, the rest of the answer is missing.
+        report.extend(vec![
+            rectify_core::Diagnostic::error(
+                crate::TRUNCATED,
+                rectify_core::Location::root(),
+                format!("the stream broke after {} bytes", text.len()),
+            )
+            .expected("a complete answer")
+            .source("provider"),
+        ]);
+        let attempt = Attempt {
+            number,
+            rung,
+            provider: provider.to_owned(),
+            model: String::new(),
+            temperature,
+            raw: text.to_owned(),
+            finish_reason,
+            report,
+            usage: rectify_provider::Usage::default(),
+            cost: None,
+            latency: error.elapsed,
+            // Counted once, with the error.
+            transport_retries: 0,
+            feedback: None,
+            notices: vec![format!(
+                "the stream broke after {} bytes: {}",
+                text.len(),
+                error.kind
+            )],
+        };
+        self.attempt_events(&attempt);
+        self.ledger.push(attempt);
     }
 
     /// Whether the latest answer so far (on any rung) was a refusal.

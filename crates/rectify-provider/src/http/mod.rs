@@ -40,6 +40,7 @@ pub(crate) fn into_response(
         provider: provider.to_owned(),
         retries: reply.retries,
         elapsed: reply.elapsed,
+        received: None,
     })?;
     Ok(crate::Response {
         text: answer.text,

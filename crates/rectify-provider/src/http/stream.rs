@@ -67,6 +67,7 @@ impl HttpTransport {
             provider: call.provider.to_owned(),
             retries,
             elapsed,
+            received: None,
         };
         let (answer, raw) = match opened.value {
             Opened::Whole(text) => {
@@ -75,10 +76,11 @@ impl HttpTransport {
                 (answer, text)
             }
             Opened::Events(response) => {
+                let mut received = String::new();
                 let read = self
-                    .read_events(response, deadline, limit, wire, sink)
+                    .read_events(response, (deadline, limit), wire, sink, &mut received)
                     .await;
-                read.map_err(fail)?
+                read.map_err(|kind| fail(kind).with_received(received))?
             }
         };
         Ok(Response {
@@ -131,14 +133,15 @@ impl HttpTransport {
         })
     }
 
-    /// Reads events until the stream is done, ends, breaks, or the caller stops it.
+    /// Reads events until the stream is done, ends, breaks, or the caller stops it; the
+    /// text handed over is kept in `received` too (for a stream that breaks).
     async fn read_events(
         &self,
         mut response: reqwest::Response,
-        deadline: Instant,
-        limit: Duration,
+        (deadline, limit): (Instant, Duration),
         wire: &mut dyn StreamWire,
         sink: &mut dyn StreamSink,
+        received: &mut String,
     ) -> Result<(Answer, String), ErrorKind> {
         let max = self.options.max_body_bytes;
         let mut parser = SseParser::new(max);
@@ -162,6 +165,7 @@ impl HttpTransport {
             parser.feed(&chunk, &mut events)?;
             for event in events.drain(..) {
                 let (text, done) = wire.event(&event)?;
+                received.push_str(&text);
                 if !text.is_empty() && sink.text(&text).is_break() {
                     return Ok((wire.stopped(), lossy(&raw)));
                 }

@@ -98,6 +98,7 @@ impl Retrier {
                     provider: provider.to_owned(),
                     retries,
                     elapsed,
+                    received: None,
                 });
             };
             tracing::debug!(provider, retry = retries + 1, ?delay, error = %kind, "transport retry");

@@ -65,6 +65,12 @@ impl Reply {
         Self::json(200, &wire::openai_completion(text, "stop", 10, 5))
     }
 
+    /// An OpenAI chat completion streamed as server-sent events, `text` in pieces of
+    /// `piece` bytes ([`wire::openai_stream`]).
+    pub fn openai_stream(text: &str, piece: usize) -> Self {
+        Self::raw(200, "text/event-stream", wire::openai_stream(text, piece))
+    }
+
     /// An Anthropic message with `text`, stop reason `end_turn` and small usage numbers.
     pub fn anthropic_text(text: &str) -> Self {
         Self::json(200, &wire::anthropic_message(text, "end_turn", 10, 5))

@@ -1,5 +1,7 @@
 //! Response bodies in the OpenAI and Anthropic wire formats.
 
+use std::fmt::Write as _;
+
 use serde_json::{Value, json};
 
 /// An OpenAI chat completion body.
@@ -25,6 +27,29 @@ pub fn openai_completion(
             "total_tokens": prompt_tokens + completion_tokens,
         },
     })
+}
+
+/// An OpenAI chat completion event stream (server-sent events): `text` in pieces of at most
+/// `piece` bytes (cut at character boundaries), then the finish reason `stop`, the usage
+/// (`prompt_tokens` 10, one completion token per piece) and `[DONE]`.
+pub fn openai_stream(text: &str, piece: usize) -> String {
+    let mut out = String::new();
+    let mut pieces = 0u64;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = piece.max(1).min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let chunk = json!({"model": "fake-model", "choices": [{"index": 0, "delta": {"content": &rest[..end]}}]});
+        let _ = write!(out, "data: {chunk}\n\n");
+        rest = &rest[end..];
+        pieces += 1;
+    }
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    let usage = json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": pieces}});
+    let _ = write!(out, "data: {end}\n\ndata: {usage}\n\ndata: [DONE]\n\n");
+    out
 }
 
 /// An OpenAI error body.

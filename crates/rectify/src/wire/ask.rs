@@ -171,12 +171,7 @@ impl<'a> From<&'a Attempt> for WireAttempt<'a> {
             provider: &a.provider,
             model: &a.model,
             temperature: a.temperature,
-            finish_reason: match &a.finish_reason {
-                FinishReason::Stop => "stop".to_owned(),
-                FinishReason::Length => "length".to_owned(),
-                FinishReason::Refusal => "refusal".to_owned(),
-                FinishReason::Other(name) => name.clone(),
-            },
+            finish_reason: finish_reason(&a.finish_reason),
             raw: &a.raw,
             valid: a.report.valid,
             value: a.report.value.as_ref(),
@@ -190,6 +185,16 @@ impl<'a> From<&'a Attempt> for WireAttempt<'a> {
             feedback: a.feedback.as_deref(),
             notices: &a.notices,
         }
+    }
+}
+
+/// A finish reason's wire name.
+pub(super) fn finish_reason(reason: &FinishReason) -> String {
+    match reason {
+        FinishReason::Stop => "stop".to_owned(),
+        FinishReason::Length => "length".to_owned(),
+        FinishReason::Refusal => "refusal".to_owned(),
+        FinishReason::Other(name) => name.clone(),
     }
 }
 

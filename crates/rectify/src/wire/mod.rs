@@ -8,7 +8,8 @@
 //!
 //! - [`DiagnosticWire`]: one diagnostic, its location flattened (every format uses it);
 //! - [`CheckWire`] (`rectify check`) and [`RepairWire`] (`rectify repair`);
-//! - [`AskWire`] (`rectify ask`, feature `engine`);
+//! - [`AskWire`] (`rectify ask`, feature `engine`) and [`AskEventWire`] (one line of
+//!   `rectify ask --stream`);
 //! - [`RunWire`] (`run`, `resume`, `status RUN`), [`RunListWire`] (`status`),
 //!   [`DryRunWire`] (`run --dry-run`) and [`ReportWire`] (`report`), feature `workflow`.
 //!
@@ -29,6 +30,8 @@
 
 #[cfg(feature = "engine")]
 mod ask;
+#[cfg(feature = "engine")]
+mod ask_stream;
 mod check;
 mod diagnostic;
 #[cfg(feature = "workflow")]
@@ -40,6 +43,8 @@ mod runs;
 
 #[cfg(feature = "engine")]
 pub use ask::AskWire;
+#[cfg(feature = "engine")]
+pub use ask_stream::{AbortWire, AskEventWire, AttemptEndWire, PartialWire};
 pub use check::{CheckWire, RepairWire};
 pub use diagnostic::DiagnosticWire;
 #[cfg(feature = "workflow")]
