@@ -43,7 +43,8 @@ pub struct AskArgs {
     )]
     pub provider: Option<ProviderKind>,
     /// The model name; for `--provider local` one of the embedded models (`gemma3-270m`,
-    /// `qwen2.5-coder-0.5b`, `smollm2-135m`), fetched and verified on first use.
+    /// `qwen2.5-coder-0.5b`, `qwen2.5-coder-1.5b`, `smollm2-135m`), fetched and verified on
+    /// first use.
     #[arg(long, value_name = "MODEL", env = "RECTIFY_MODEL")]
     pub model: Option<String>,
     /// The API base URL (OpenAI-compatible: including `/v1`).
