@@ -137,7 +137,7 @@ Anonymous:             4 kB
     }
 
     #[test]
-    fn a_path_with_spaces_or_a_garbled_line_releases_nothing_wrongly() {
+    fn a_garbled_range_or_another_file_releases_nothing() {
         assert!(
             clean_mappings(
                 "zzzz-yyyy r-xp 0 0 0 /opt/rectify\nAnonymous: 0 kB\n",
@@ -176,7 +176,7 @@ Anonymous:             4 kB
             after < before,
             "{after} kB resident after, {before} kB before"
         );
-        // The code runs on, mapped again from the page cache.
-        assert_eq!(clean_mappings(SMAPS, "/opt/rectify").len(), 2);
+        // The code runs on, mapped again from the page cache as it is executed.
+        assert!(resident_code_kb() > 0, "the running code is mapped again");
     }
 }

@@ -76,11 +76,11 @@ impl HttpTransport {
                 (answer, text)
             }
             Opened::Events(response) => {
-                let mut received = String::new();
                 let read = self
-                    .read_events(response, (deadline, limit), wire, sink, &mut received)
+                    .read_events(response, (deadline, limit), &mut *wire, sink)
                     .await;
-                read.map_err(|kind| fail(kind).with_received(received))?
+                // What arrived before a break is the text the wire kept so far.
+                read.map_err(|kind| fail(kind).with_received(wire.stopped().text))?
             }
         };
         Ok(Response {
@@ -133,15 +133,13 @@ impl HttpTransport {
         })
     }
 
-    /// Reads events until the stream is done, ends, breaks, or the caller stops it; the
-    /// text handed over is kept in `received` too (for a stream that breaks).
+    /// Reads events until the stream is done, ends, breaks, or the caller stops it.
     async fn read_events(
         &self,
         mut response: reqwest::Response,
         (deadline, limit): (Instant, Duration),
         wire: &mut dyn StreamWire,
         sink: &mut dyn StreamSink,
-        received: &mut String,
     ) -> Result<(Answer, String), ErrorKind> {
         let max = self.options.max_body_bytes;
         let mut parser = SseParser::new(max);
@@ -165,7 +163,6 @@ impl HttpTransport {
             parser.feed(&chunk, &mut events)?;
             for event in events.drain(..) {
                 let (text, done) = wire.event(&event)?;
-                received.push_str(&text);
                 if !text.is_empty() && sink.text(&text).is_break() {
                     return Ok((wire.stopped(), lossy(&raw)));
                 }
