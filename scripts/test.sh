@@ -23,6 +23,18 @@ echo "   proptest seed: $PROPTEST_RNG_SEED"
 RECTIFY_RESTATE_SERVER=$(scripts/restate.sh)
 export RECTIFY_RESTATE_SERVER
 cargo test --workspace --locked
+if [ -n "${CI:-}" ]; then
+    # On CI the disk is the tightest resource (one run failed with "No space left on device" in
+    # the Node addon's build, the last one, whose dependencies napi-rs builds anew under
+    # target/<triple>/). The workspace's test and example executables (several GB) are not run
+    # again: drop them. Hard-linked binaries (target/debug/rectify, which the MCP tests run) and
+    # proc-macro libraries (which the binding builds reuse) stay.
+    target="${CARGO_TARGET_DIR:-target}"
+    echo "   disk before freeing: $(df -h "$target" | awk 'NR==2 {print $4}') free"
+    find "$target/debug/deps" -maxdepth 1 -type f -executable -links 1 -not -name '*.so' -delete
+    rm -rf "$target/debug/examples" "$target/debug/incremental"
+    echo "   disk after freeing:  $(df -h "$target" | awk 'NR==2 {print $4}') free"
+fi
 echo "== fuzz targets, smoke run"
 scripts/fuzz_smoke.sh 5
 echo "== python package (scripts/python.sh)"
