@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rectify_stream::{PrefixChecker, PrefixOptions, Reader, StreamJudge};
+use rectify_stream::{PrefixChecker, PrefixOptions, ReadState, Reader, StreamJudge};
 use serde_json::json;
 
 /// About 1 MB of records as a model would write them (pretty-printed).
@@ -58,14 +58,27 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("stream_1mb");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(10);
+    // Reading: what keeps up with the arriving text (the value is built only when asked).
     group.bench_function("reader_whole", |b| {
         b.iter(|| {
             let mut reader = Reader::new();
             reader.push(black_box(&text)).unwrap();
-            black_box(reader.value().is_some())
+            black_box(reader.state() == ReadState::Done)
         });
     });
-    group.bench_function("reader_10_byte_chunks", |b| {
+    for size in [10, 100, 4096] {
+        group.bench_function(format!("reader_{size}_byte_chunks"), |b| {
+            b.iter(|| {
+                let mut reader = Reader::new();
+                for chunk in text.as_bytes().chunks(size) {
+                    reader.push_bytes(black_box(chunk)).unwrap();
+                }
+                black_box(reader.state() == ReadState::Done)
+            });
+        });
+    }
+    // Reading, then the whole value built once at the end.
+    group.bench_function("reader_10_byte_chunks_then_value", |b| {
         b.iter(|| {
             let mut reader = Reader::new();
             for chunk in text.as_bytes().chunks(10) {

@@ -93,6 +93,40 @@ proptest! {
         prop_assert_eq!(repaired.as_ref(), Some(&value));
     }
 
+    /// The reader agrees with serde_json on JSON with one edit (an escape, a number, a
+    /// comma or a bracket put in or taken out): what serde_json reads whole (a container),
+    /// the reader reads to the same value; whenever the reader says it is done, its value is
+    /// there (values are built from the text only when asked for, so nothing it let through
+    /// may be refused then).
+    #[test]
+    fn the_reader_agrees_with_serde_json(
+        value in container(),
+        at in any::<prop::sample::Index>(),
+        cut in 0usize..3,
+        edit in prop::sample::select(vec![
+            "", ",", "]", "}", "[", "{", "\\", "\"", "\\ud800", "\\udc00x", "\\ud83d\\ude00",
+            "\\u00e9", "\\x", "\\u12", "01", "1.", "-", "1e5", "-0.5E-3", "+1", "1.2.3", "tru",
+            "null", " ", "\u{1}",
+        ]),
+    ) {
+        let mut text = serde_json::to_string(&value).unwrap();
+        let mut i = at.index(text.len() + 1);
+        while !text.is_char_boundary(i) { i -= 1; }
+        let mut end = (i + cut).min(text.len());
+        while !text.is_char_boundary(end) { end += 1; }
+        text.replace_range(i..end, edit);
+        let reader = read_in(&text, &[text.len() / 2]);
+        if reader.state() == ReadState::Done {
+            prop_assert!(reader.value().is_some(), "{:?}", text);
+        }
+        if let Ok(whole) = serde_json::from_str::<Value>(&text)
+            && (whole.is_object() || whole.is_array())
+        {
+            prop_assert_eq!(reader.state(), ReadState::Done, "{:?}", text);
+            prop_assert_eq!(reader.value(), Some(&whole), "{:?}", text);
+        }
+    }
+
     /// Any text, any chunking: the same state, value and partial as one push.
     #[test]
     fn chunking_never_changes_what_is_read(

@@ -8,7 +8,7 @@ use rectify_core::{Diagnostic, Location};
 use serde_json::Value;
 
 use crate::StreamError;
-use crate::reader::{Keys, Observer, PathView, Reader, ReaderOptions};
+use crate::reader::{Completed, Keys, Observer, PathView, Reader, ReaderOptions};
 use plan::{Node, Plan};
 
 /// How the full judge will read the answer, which the prefix checks must agree with.
@@ -104,15 +104,18 @@ impl PrefixChecker {
         self.plan.at(path.segments())
     }
 
-    /// The errors of the complete value at `path` (`raw` is its text), after safe repairs.
-    fn complete(&self, path: PathView<'_>, value: &Value, raw: &str) -> Vec<Diagnostic> {
+    /// The errors of the complete value at `path`, after safe repairs.
+    fn complete(&self, path: PathView<'_>, completed: &Completed<'_>) -> Vec<Diagnostic> {
         let Some(check) = self.node(path).and_then(|node| node.check.as_ref()) else {
             return Vec::new();
         };
-        if check.schema.is_valid(value) {
+        if completed
+            .value()
+            .is_some_and(|value| check.schema.is_valid(&value))
+        {
             return Vec::new();
         }
-        let repaired = rectify_repair::repair(raw, &check.repair);
+        let repaired = rectify_repair::repair(completed.raw, &check.repair);
         let Some(value) = repaired.value else {
             return Vec::new();
         };
@@ -237,9 +240,9 @@ struct Watch<'a> {
 }
 
 impl Observer for Watch<'_> {
-    fn completed(&mut self, path: PathView<'_>, value: &Value, raw: &str) {
+    fn completed(&mut self, path: PathView<'_>, value: Completed<'_>) {
         if self.found.is_empty() {
-            *self.found = self.checker.complete(path, value, raw);
+            *self.found = self.checker.complete(path, &value);
         }
     }
 

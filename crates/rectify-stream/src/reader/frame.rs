@@ -2,7 +2,15 @@
 
 use serde_json::{Map, Value};
 
+use super::members::Members;
 use crate::path::Seg;
+
+/// Where a complete value's text is: `start..end` in the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
 
 /// What an open object expects next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,20 +34,23 @@ pub(crate) enum InArray {
     Next,
 }
 
-/// One open container, with what it holds so far.
+/// One open container, with where the values it holds so far are (values are built only
+/// when a partial value is asked for).
 #[derive(Debug)]
 pub(crate) enum Frame {
     /// An open `{`.
     Object {
         start: usize,
-        map: Map<String, Value>,
+        /// The complete members, in order; a repeated key keeps its first place and takes
+        /// the last value (as the repair and serde_json read it).
+        members: Members,
         key: Option<String>,
         expect: InObject,
     },
     /// An open `[`.
     Array {
         start: usize,
-        items: Vec<Value>,
+        items: Vec<Span>,
         expect: InArray,
     },
 }
@@ -60,29 +71,46 @@ impl Frame {
         }
     }
 
-    /// The container closed: its value.
-    pub(crate) fn into_value(self) -> Value {
+    /// True when the container, closing now, held a member or item and expected another:
+    /// its last token was a `,` (a trailing comma, read leniently).
+    pub(crate) fn closed_after_comma(&self) -> bool {
         match self {
-            Frame::Object { map, .. } => Value::Object(map),
-            Frame::Array { items, .. } => Value::Array(items),
+            Frame::Object {
+                members,
+                expect: InObject::Key { close: true },
+                ..
+            } => !members.is_empty(),
+            Frame::Array {
+                items,
+                expect: InArray::Item { close: true },
+                ..
+            } => !items.is_empty(),
+            _ => false,
         }
     }
 
-    /// A copy of what the container holds so far, with `child` (the value being read, as
-    /// far as it goes) at the current segment.
-    pub(crate) fn snapshot(&self, child: Option<Value>) -> Value {
+    /// What the container holds so far, its values built by `build`, with `child` (the
+    /// value being read, as far as it goes) at the current segment.
+    pub(crate) fn snapshot(
+        &self,
+        child: Option<Value>,
+        build: impl Fn(Span) -> Option<Value>,
+    ) -> Value {
         match self {
-            Frame::Object { map, key, .. } => {
-                let mut map = map.clone();
+            Frame::Object { members, key, .. } => {
+                let mut map: Map<String, Value> = members
+                    .iter()
+                    .filter_map(|(k, span)| Some((k.to_owned(), build(span)?)))
+                    .collect();
                 if let (Some(key), Some(child)) = (key, child) {
                     map.insert(key.clone(), child);
                 }
                 Value::Object(map)
             }
             Frame::Array { items, .. } => {
-                let mut items = items.clone();
-                items.extend(child);
-                Value::Array(items)
+                let mut values: Vec<Value> = items.iter().filter_map(|&span| build(span)).collect();
+                values.extend(child);
+                Value::Array(values)
             }
         }
     }
@@ -90,7 +118,7 @@ impl Frame {
     /// The segments of the values this container holds in full.
     pub(crate) fn done(&self) -> Vec<Seg<'_>> {
         match self {
-            Frame::Object { map, .. } => map.keys().map(|k| Seg::Key(k)).collect(),
+            Frame::Object { members, .. } => members.iter().map(|(k, _)| Seg::Key(k)).collect(),
             Frame::Array { items, .. } => (0..items.len()).map(Seg::Index).collect(),
         }
     }

@@ -10,6 +10,7 @@
 //! repair at the end, which reads far more than this reader does.
 
 mod frame;
+mod members;
 mod partial;
 mod step;
 mod token;
@@ -18,10 +19,12 @@ mod utf8;
 pub use frame::PathView;
 pub use partial::Partial;
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use crate::StreamError;
-use frame::{Frame, InArray, InObject};
+use frame::{Frame, InArray, InObject, Span};
 use token::{Escape, Token};
 use utf8::Utf8Tail;
 
@@ -72,10 +75,40 @@ pub enum ReadState {
     GaveUp(String),
 }
 
+/// A value that has just completed: its text, and its value built on demand.
+pub(crate) struct Completed<'a> {
+    /// The value's text.
+    pub(crate) raw: &'a str,
+    /// Where trailing commas (read leniently) are in the whole text.
+    trailing: &'a [usize],
+    /// Where `raw` starts in the whole text.
+    start: usize,
+}
+
+impl Completed<'_> {
+    /// The value (`None` only if the reader let through what serde_json refuses).
+    pub(crate) fn value(&self) -> Option<Value> {
+        build(self.raw, self.start, self.trailing)
+    }
+}
+
+/// The value of `raw` (which starts at `start` in the text), with the trailing commas at
+/// `trailing` read as white space.
+fn build(raw: &str, start: usize, trailing: &[usize]) -> Option<Value> {
+    if trailing.is_empty() {
+        return serde_json::from_str(raw).ok();
+    }
+    let mut bytes = raw.as_bytes().to_vec();
+    for &at in trailing {
+        bytes[at - start] = b' ';
+    }
+    serde_json::from_slice(&bytes).ok()
+}
+
 /// What the reader tells an observer as it reads (the prefix judge is one).
 pub(crate) trait Observer {
-    /// A value is complete at `path`; `raw` is its text.
-    fn completed(&mut self, path: PathView<'_>, value: &Value, raw: &str);
+    /// A value is complete at `path`.
+    fn completed(&mut self, path: PathView<'_>, value: Completed<'_>);
     /// The string value at `path` has at least `chars` characters so far.
     fn string_grew(&mut self, path: PathView<'_>, chars: usize);
     /// A key was repeated in the object at `path`.
@@ -86,7 +119,7 @@ pub(crate) trait Observer {
 struct Ignore;
 
 impl Observer for Ignore {
-    fn completed(&mut self, _: PathView<'_>, _: &Value, _: &str) {}
+    fn completed(&mut self, _: PathView<'_>, _: Completed<'_>) {}
     fn string_grew(&mut self, _: PathView<'_>, _: usize) {}
     fn repeated_key(&mut self, _: PathView<'_>, _: &str) {}
 }
@@ -107,6 +140,10 @@ enum Mode {
 }
 
 /// An incremental, resumable reader of the JSON value an answer holds.
+///
+/// Reading keeps where each complete value's text is, not the value: values are built from
+/// the text only when asked for ([`Reader::partial`], [`Reader::value`], once), so the text
+/// is read at the speed of a scan.
 ///
 /// ```
 /// use rectify_stream::Reader;
@@ -131,8 +168,11 @@ pub struct Reader {
     mode: Mode,
     stack: Vec<Frame>,
     token: Option<Token>,
-    pending: Option<step::Pending>,
-    root: Option<Value>,
+    pending: Option<Span>,
+    root: Option<Span>,
+    built: OnceLock<Option<Value>>,
+    trailing: Vec<usize>,
+    comma: usize,
     fenced: bool,
     prose: bool,
     settled: usize,
@@ -162,6 +202,9 @@ impl Reader {
             token: None,
             pending: None,
             root: None,
+            built: OnceLock::new(),
+            trailing: Vec::new(),
+            comma: 0,
             fenced: false,
             prose: false,
             settled: 0,
@@ -235,9 +278,23 @@ impl Reader {
         }
     }
 
-    /// The value, once it is complete.
+    /// The value, once it is complete (built from the text on the first call).
     pub fn value(&self) -> Option<&Value> {
-        self.root.as_ref()
+        let span = self.root?;
+        self.built.get_or_init(|| self.build(span)).as_ref()
+    }
+
+    /// The value whose text is at `span`.
+    fn build(&self, span: Span) -> Option<Value> {
+        let raw = &self.text[span.start..span.end];
+        build(raw, span.start, self.trailing_in(span))
+    }
+
+    /// The trailing commas inside `span`.
+    fn trailing_in(&self, span: Span) -> &[usize] {
+        let from = self.trailing.partition_point(|&at| at < span.start);
+        let to = self.trailing.partition_point(|&at| at < span.end);
+        &self.trailing[from..to]
     }
 
     /// True when the value started the answer (after white space or a fence line): what is
@@ -370,7 +427,10 @@ impl Reader {
             }),
             (InObject::Key { close: true } | InObject::Next, b'}') => self.close(observer),
             (InObject::Colon, b':') => self.expect_object(InObject::Value),
-            (InObject::Next, b',') => self.expect_object(InObject::Key { close: true }),
+            (InObject::Next, b',') => {
+                self.comma = self.pos;
+                self.expect_object(InObject::Key { close: true });
+            }
             (InObject::Value, _) => self.start_value(b),
             _ => self.unexpected(b),
         }
@@ -379,7 +439,10 @@ impl Reader {
     fn in_array(&mut self, expect: InArray, b: u8, observer: &mut impl Observer) {
         match (expect, b) {
             (InArray::Item { close: true } | InArray::Next, b']') => self.close(observer),
-            (InArray::Next, b',') => self.expect_array(InArray::Item { close: true }),
+            (InArray::Next, b',') => {
+                self.comma = self.pos;
+                self.expect_array(InArray::Item { close: true });
+            }
             (InArray::Item { .. }, _) => self.start_value(b),
             _ => self.unexpected(b),
         }

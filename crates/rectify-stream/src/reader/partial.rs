@@ -36,20 +36,20 @@ impl Partial {
 impl Reader {
     /// The value read so far; `None` before a value has started.
     pub fn partial(&self) -> Option<Partial> {
-        if let Some(root) = &self.root {
+        if self.root.is_some() {
             return Some(Partial {
-                value: root.clone(),
+                value: self.value()?.clone(),
                 final_paths: vec![String::new()],
                 in_progress: None,
                 complete: true,
             });
         }
-        let mut child = match &self.pending {
-            Some(pending) => Some(pending.value.clone()),
+        let mut child = match self.pending {
+            Some(span) => self.build(span),
             None => self.token_so_far(),
         };
         for frame in self.stack.iter().rev() {
-            child = Some(frame.snapshot(child));
+            child = Some(frame.snapshot(child, |span| self.build(span)));
         }
         let value = child?;
         Some(Partial {

@@ -1,10 +1,9 @@
 //! Values starting, tokens continuing across chunks, values completing.
 
-use serde_json::{Map, Value};
-
-use super::frame::{Frame, InArray, InObject};
-use super::token::{Escape, StrScan, Token, scan_string, scan_word};
-use super::{Mode, Observer, Reader};
+use super::frame::{Frame, InArray, InObject, Span};
+use super::members::Members;
+use super::token::{Escape, StrScan, Token, is_json_number, scan_string, scan_word};
+use super::{Completed, Mode, Observer, Reader};
 
 impl Reader {
     /// The first byte of a value at `pos`.
@@ -34,7 +33,7 @@ impl Reader {
         self.stack.push(if object {
             Frame::Object {
                 start,
-                map: Map::new(),
+                members: Members::default(),
                 key: None,
                 expect: InObject::Key { close: true },
             }
@@ -114,20 +113,33 @@ impl Reader {
         self.reading()
     }
 
+    /// A string ended at `pos`: a key is kept for the path; a value is only checked. A
+    /// string with an escape is read by serde_json (which rejects a bad escape or a lone
+    /// surrogate); one without is taken as it is.
     fn string_done(&mut self, start: usize, key: bool, observer: &mut impl Observer) {
         let raw = &self.text[start..self.pos];
-        let Ok(text) = serde_json::from_str::<String>(raw) else {
-            return self.give_up(format!("the string at byte {start} has a bad escape"));
+        let body = &raw[1..raw.len() - 1];
+        let text = if body.contains('\\') {
+            match serde_json::from_str::<String>(raw) {
+                Ok(text) => text,
+                Err(_) => {
+                    return self.give_up(format!("the string at byte {start} has a bad escape"));
+                }
+            }
+        } else if key {
+            body.to_owned()
+        } else {
+            String::new()
         };
         if key {
             return self.key_done(text, observer);
         }
-        self.complete(Value::String(text), start, observer);
+        self.complete(start, observer);
     }
 
     fn key_done(&mut self, text: String, observer: &mut impl Observer) {
-        let repeated =
-            matches!(self.stack.last(), Some(Frame::Object { map, .. }) if map.contains_key(&text));
+        let repeated = matches!(self.stack.last(),
+            Some(Frame::Object { members, .. }) if members.contains(&text));
         if repeated {
             observer.repeated_key(self.view(), &text);
         }
@@ -139,46 +151,50 @@ impl Reader {
 
     fn word_done(&mut self, start: usize, end: usize, number: bool, observer: &mut impl Observer) {
         let raw = &self.text[start..end];
-        let value = match (number, raw) {
-            (false, "true") => Value::Bool(true),
-            (false, "false") => Value::Bool(false),
-            (false, "null") => Value::Null,
-            (true, _) => match serde_json::from_str::<serde_json::Number>(raw) {
-                Ok(n) => Value::Number(n),
-                Err(_) => {
-                    return self.give_up(format!("`{raw}` at byte {start} is not a JSON number"));
-                }
-            },
-            _ => return self.give_up(format!("`{raw}` at byte {start} is not strict JSON")),
+        let fine = if number {
+            is_json_number(raw.as_bytes())
+        } else {
+            matches!(raw, "true" | "false" | "null")
         };
-        self.complete(value, start, observer);
+        if !fine {
+            let what = if number {
+                "a JSON number"
+            } else {
+                "strict JSON"
+            };
+            return self.give_up(format!("`{raw}` at byte {start} is not {what}"));
+        }
+        self.complete(start, observer);
     }
 
-    /// The container closing at `pos`.
+    /// The container closing at `pos`; a comma just before it (read leniently) is noted.
     pub(super) fn close(&mut self, observer: &mut impl Observer) {
         let Some(frame) = self.stack.pop() else {
             return;
         };
+        if frame.closed_after_comma() {
+            self.trailing.push(self.comma);
+        }
         let start = frame.start();
         self.pos += 1;
-        self.complete(frame.into_value(), start, observer);
+        self.complete(start, observer);
     }
 
     /// A value from `start` to `pos` has ended. The root is complete at once; any other
     /// value waits for the next byte, which must be a `,` or its container's closing bracket
     /// (the repair reads `1/3` or `"a"b"` as one string).
-    fn complete(&mut self, value: Value, start: usize, observer: &mut impl Observer) {
+    fn complete(&mut self, start: usize, observer: &mut impl Observer) {
+        let span = Span {
+            start,
+            end: self.pos,
+        };
         if self.stack.is_empty() {
-            observer.completed(self.view(), &value, &self.text[start..self.pos]);
-            self.root = Some(value);
+            observer.completed(self.view(), self.completed_at(span));
+            self.root = Some(span);
             self.mode = Mode::Done;
             return;
         }
-        self.pending = Some(Pending {
-            value,
-            start,
-            end: self.pos,
-        });
+        self.pending = Some(span);
     }
 
     /// The byte `b` after an ended value: settles it when `b` may follow it, else stops.
@@ -191,38 +207,41 @@ impl Reader {
         if !fits {
             return self.unexpected(b);
         }
-        if let Some(pending) = self.pending.take() {
-            self.settle(pending, observer);
+        if let Some(span) = self.pending.take() {
+            self.settle(span, observer);
         }
     }
 
     /// A value is complete and final in its container: told to the observer, then kept.
-    fn settle(&mut self, pending: Pending, observer: &mut impl Observer) {
-        let Pending { value, start, end } = pending;
+    fn settle(&mut self, span: Span, observer: &mut impl Observer) {
         self.settled += 1;
-        observer.completed(self.view(), &value, &self.text[start..end]);
+        observer.completed(self.view(), self.completed_at(span));
         match self.stack.last_mut() {
             None => {}
             Some(Frame::Object {
-                map, key, expect, ..
+                members,
+                key,
+                expect,
+                ..
             }) => {
                 if let Some(key) = key.take() {
-                    map.insert(key, value);
+                    members.insert(key, span);
                 }
                 *expect = InObject::Next;
             }
             Some(Frame::Array { items, expect, .. }) => {
-                items.push(value);
+                items.push(span);
                 *expect = InArray::Next;
             }
         }
     }
-}
 
-/// A value that has ended and waits for the byte after it.
-#[derive(Debug)]
-pub(super) struct Pending {
-    pub(super) value: Value,
-    start: usize,
-    end: usize,
+    /// The complete value at `span`, for an observer.
+    fn completed_at(&self, span: Span) -> Completed<'_> {
+        Completed {
+            raw: &self.text[span.start..span.end],
+            trailing: self.trailing_in(span),
+            start: span.start,
+        }
+    }
 }
