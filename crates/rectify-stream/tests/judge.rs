@@ -161,3 +161,32 @@ fn places_the_schema_leaves_open_are_not_judged() {
     let (pointer, _) = judge_with(&schema, PrefixOptions::default(), text).unwrap();
     assert_eq!(pointer, "/b/z");
 }
+
+#[test]
+fn a_string_that_can_no_longer_match_its_pattern_stops_the_answer_mid_string() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "invoice": {"type": "string", "pattern": "^INV-[0-9]{4}$"},
+            "note": {"type": "string", "pattern": "[0-9]"},
+            "code": {"type": "string", "pattern": "^(?=A)A+$"}
+        }
+    });
+    let options = PrefixOptions::default();
+    let text = r#"{"invoice": "INV-12x4 and a long tail that is never waited for", "note": "x"}"#;
+    let (pointer, at) = judge_with(&schema, options, text).unwrap();
+    assert_eq!(pointer, "/invoice");
+    assert_eq!(at, r#"{"invoice": "INV-12x"#.len());
+    // Through an escape, and across a chunk boundary inside it.
+    let text = r#"{"invoice": "INV\u002d12\u0041"#;
+    let (_, at) = judge_with(&schema, options, text).unwrap();
+    assert_eq!(at, text.len());
+    // A pattern anywhere in the string, a valid value, and a pattern a DFA cannot run (its
+    // value judged only when complete): never stopped mid-string.
+    for text in [
+        r#"{"note": "no digit for a long while, then 7", "invoice": "INV-1234"}"#,
+        r#"{"code": "AAAB"#,
+    ] {
+        assert_eq!(judge_with(&schema, options, text), None, "{text}");
+    }
+}

@@ -3,8 +3,9 @@
 //! Every case of the repair corpora (`crates/rectify-repair/tests/corpus/*.jsonl`) is judged
 //! whole by `rectify_judge` — under the case's own schema where it has one, and under a tight
 //! schema made from the value it reads (every member required and alone, every string's
-//! length at most its own, every scalar's value as the only one allowed) — and, where valid,
-//! fed to a [`StreamJudge`] one character at a time: it must stay open to the end.
+//! length at most its own or an exact `pattern`, every scalar's value as the only one
+//! allowed) — and, where valid, fed to a [`StreamJudge`] one character at a time: it must
+//! stay open to the end. Answers cut anywhere are drawn at random for the same property.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -38,7 +39,8 @@ fn corpus() -> Vec<(String, String, Option<Value>)> {
     cases
 }
 
-/// The tightest schema `value` fits, alternating `enum` and `maxLength` for strings.
+/// The tightest schema `value` fits: for strings, by depth and length, `maxLength` with a
+/// `pattern` that matches the string only, that `pattern` alone, or `enum`.
 fn tight(value: &Value, depth: usize) -> Value {
     match value {
         Value::Object(map) => json!({
@@ -55,10 +57,24 @@ fn tight(value: &Value, depth: usize) -> Value {
         }),
         Value::String(s) if depth.is_multiple_of(2) => {
             let n = s.chars().count();
-            json!({"type": "string", "maxLength": n, "minLength": n})
+            json!({"type": "string", "maxLength": n, "minLength": n, "pattern": exactly(s)})
         }
+        Value::String(s) if s.len() % 2 == 1 => json!({"type": "string", "pattern": exactly(s)}),
         other => json!({"enum": [other]}),
     }
+}
+
+/// An ECMA-262 pattern that matches `s` only.
+fn exactly(s: &str) -> String {
+    let mut out = String::from("^");
+    for c in s.chars() {
+        if "^$\\.*+?()[]{}|/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('$');
+    out
 }
 
 /// True when the judge stays open on every prefix of `text`; the doomed verdict otherwise.
@@ -107,4 +123,39 @@ fn no_prefix_of_a_valid_answer_is_judged_doomed() {
     assert!(valid > 300, "the corpora shrank: {valid}");
     assert!(judged > 100, "too few judged: {judged}");
     assert!(aborted.is_empty(), "{}", aborted.join("\n"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// An answer cut anywhere (in a string, after a bracket or a fence's backticks) that the
+    /// full judge reads as valid under the tightest schemas of what it reads (`maxLength`
+    /// with an exact `pattern`, the `pattern` alone, `enum`) is never judged doomed on any
+    /// prefix: the repair may read the end of a cut string as structure.
+    #[test]
+    fn a_cut_answer_the_judge_reads_as_valid_is_never_judged_doomed(
+        body in "[a-z }\\]`,:\\\\\"é]{0,10}",
+        after in proptest::sample::select(vec!["", "\"}", "\", \"b\": [\"x}", "\"]}", "` ", "\n```"]),
+        nested in proptest::bool::ANY,
+    ) {
+        let text = if nested {
+            format!("{{\"a\": [\"{body}{after}")
+        } else {
+            format!("{{\"a\": \"{body}{after}")
+        };
+        let read = rectify_repair::repair(&text, &rectify_repair::RepairOptions::default()).value;
+        let Some(value) = read.filter(Value::is_object) else {
+            return Ok(());
+        };
+        for depth in [0, 1] {
+            let schema = tight(&value, depth);
+            let valid = rectify_judge::validate(&text, &schema).is_ok_and(|j| j.is_valid());
+            if valid {
+                proptest::prop_assert!(
+                    stays_open(&text, &schema, PrefixOptions::default()).is_ok(),
+                    "{:?} under {}", text, schema
+                );
+            }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Prefix verdicts: checks that can already fail on the part of an answer that has arrived.
 
+mod pattern;
 mod plan;
 
 use std::sync::Arc;
@@ -8,7 +9,8 @@ use rectify_core::{Diagnostic, Location};
 use serde_json::Value;
 
 use crate::StreamError;
-use crate::reader::{Completed, Keys, Observer, PathView, Reader, ReaderOptions};
+use crate::reader::{Completed, Grown, Keys, Observer, PathView, Reader, ReaderOptions};
+use pattern::PatternRun;
 use plan::{Node, Plan};
 
 /// How the full judge will read the answer, which the prefix checks must agree with.
@@ -31,10 +33,14 @@ pub struct PrefixOptions {
 ///   of range, a complete object missing a required member): the same safe repairs as the
 ///   full judge (for example `"3"` to `3`, an enum value's case), then the sub-schema;
 /// - a string in progress already longer than a `maxLength` (characters a repair could trim
-///   are not counted).
+///   are not counted);
+/// - a string in progress that can no longer match its `pattern` however it goes on (the
+///   pattern translated from ECMA-262 as the full check translates it, and run as a DFA over
+///   the characters as they arrive; a pattern a DFA cannot run, such as one with
+///   look-around, is judged only once the string is complete).
 ///
-/// Not judged early: the root value itself (it completes with the answer), `pattern`
-/// (whether no continuation can match is not decided), rules files and custom validators.
+/// Not judged early: the root value itself (it completes with the answer), rules files and
+/// custom validators.
 /// The root must be an object of two or more properties or an array of containers: for a
 /// scalar root the repair may read the whole text as the value.
 ///
@@ -129,19 +135,64 @@ impl PrefixChecker {
             .collect()
     }
 
-    /// The error of a string in progress already longer than its `maxLength`.
-    fn string(&self, path: PathView<'_>, chars: usize) -> Option<Diagnostic> {
-        let max = self.node(path)?.max_length?;
-        (chars > max).then(|| {
-            Diagnostic::error(
-                "schema.max_length",
-                Location::from_pointer(&path.pointer()),
-                format!("the string is longer than {max} characters ({chars} so far, still going)"),
-            )
-            .expected(format!("at most {max} characters"))
-            .source("schema")
-        })
+    /// The error of a string in progress that can no longer be valid: already longer than
+    /// its `maxLength`, or no longer able to match its `pattern`.
+    fn string(
+        &self,
+        path: PathView<'_>,
+        grown: &Grown<'_>,
+        run: &mut Option<PatternRun>,
+    ) -> Option<Diagnostic> {
+        let node = self.node(path)?;
+        let settled = settled(grown.raw);
+        let held = grown.raw[settled.len()..]
+            .bytes()
+            .filter(|b| !b.is_ascii_whitespace())
+            .count();
+        let chars = grown.chars.saturating_sub(held);
+        if let Some(max) = node.max_length
+            && chars > max
+        {
+            return Some(too_long(path, max, chars));
+        }
+        let pattern = node.pattern.as_ref()?;
+        let run = match run {
+            Some(run) if run.string == grown.start => run,
+            _ => run.insert(PatternRun::new(pattern, grown.start)),
+        };
+        run.feed(pattern, settled)
+            .then(|| cannot_match(path, &pattern.source))
     }
+}
+
+/// The part of a string in progress that stays in it whatever follows. Were the answer to
+/// end now, the repair would read a closing bracket, a fence's backticks and white space at
+/// the end of an unterminated string as structure (`{"a": "foo}` is `{"a": "foo"}`), so
+/// those are held back until something else follows them.
+fn settled(raw: &str) -> &str {
+    raw.trim_end_matches(|c: char| c.is_ascii_whitespace() || matches!(c, '}' | ']' | '`'))
+}
+
+/// A string in progress longer than `max` characters.
+fn too_long(path: PathView<'_>, max: usize, chars: usize) -> Diagnostic {
+    Diagnostic::error(
+        "schema.max_length",
+        Location::from_pointer(&path.pointer()),
+        format!("the string is longer than {max} characters ({chars} so far, still going)"),
+    )
+    .expected(format!("at most {max} characters"))
+    .source("schema")
+}
+
+/// A string in progress that no continuation can make match `pattern`.
+fn cannot_match(path: PathView<'_>, pattern: &str) -> Diagnostic {
+    Diagnostic::error(
+        "schema.pattern",
+        Location::from_pointer(&path.pointer()),
+        format!("the string cannot match the pattern {pattern:?}, however it goes on"),
+    )
+    .expected(format!("a string matching {pattern:?}"))
+    .source("schema")
 }
 
 /// `diagnostic` moved from the sub-value's root to `prefix`.
@@ -167,6 +218,7 @@ pub struct StreamJudge {
     checker: Arc<PrefixChecker>,
     doomed: Vec<Diagnostic>,
     repeated_key: bool,
+    pattern: Option<PatternRun>,
 }
 
 impl StreamJudge {
@@ -177,18 +229,15 @@ impl StreamJudge {
             checker,
             doomed: Vec::new(),
             repeated_key: false,
+            pattern: None,
         }
     }
 
     /// Reads a chunk of text and judges what completed in it.
     pub fn push(&mut self, chunk: &str) -> Result<Verdict, StreamError> {
         if self.doomed.is_empty() {
-            let mut watch = Watch {
-                checker: &self.checker,
-                found: &mut self.doomed,
-                repeated_key: &mut self.repeated_key,
-            };
-            self.reader.push_observed(chunk, &mut watch)?;
+            let (reader, mut watch) = self.watch();
+            reader.push_observed(chunk, &mut watch)?;
         } else {
             self.reader.push(chunk)?;
         }
@@ -197,13 +246,20 @@ impl StreamJudge {
 
     /// Reads a chunk of bytes (a character split across chunks is joined) and judges it.
     pub fn push_bytes(&mut self, chunk: &[u8]) -> Result<Verdict, StreamError> {
-        let mut watch = Watch {
+        let (reader, mut watch) = self.watch();
+        reader.push_bytes_observed(chunk, &mut watch)?;
+        Ok(self.verdict())
+    }
+
+    /// The reader, and the observer that judges what it reads.
+    fn watch(&mut self) -> (&mut Reader, Watch<'_>) {
+        let watch = Watch {
             checker: &self.checker,
             found: &mut self.doomed,
             repeated_key: &mut self.repeated_key,
+            pattern: &mut self.pattern,
         };
-        self.reader.push_bytes_observed(chunk, &mut watch)?;
-        Ok(self.verdict())
+        (&mut self.reader, watch)
     }
 
     /// The verdict so far.
@@ -237,6 +293,7 @@ struct Watch<'a> {
     checker: &'a PrefixChecker,
     found: &'a mut Vec<Diagnostic>,
     repeated_key: &'a mut bool,
+    pattern: &'a mut Option<PatternRun>,
 }
 
 impl Observer for Watch<'_> {
@@ -246,9 +303,10 @@ impl Observer for Watch<'_> {
         }
     }
 
-    fn string_grew(&mut self, path: PathView<'_>, chars: usize) {
+    fn string_grew(&mut self, path: PathView<'_>, grown: Grown<'_>) {
         if self.found.is_empty() {
-            self.found.extend(self.checker.string(path, chars));
+            let found = self.checker.string(path, &grown, self.pattern);
+            self.found.extend(found);
         }
     }
 

@@ -7,6 +7,7 @@ use rectify_check::CompiledSchema;
 use rectify_repair::RepairOptions;
 use serde_json::{Map, Value};
 
+use super::pattern::PrefixPattern;
 use crate::path::Seg;
 
 /// Most `$ref` hops followed from one place.
@@ -31,6 +32,8 @@ pub(crate) struct Node {
     items: Option<usize>,
     /// `maxLength` of a node that takes strings only (no `enum` or `const`).
     pub(crate) max_length: Option<usize>,
+    /// `pattern` of such a node, when it can be judged on a prefix.
+    pub(crate) pattern: Option<PrefixPattern>,
 }
 
 /// All nodes, the root first.
@@ -91,6 +94,7 @@ impl<'r> Builder<'r> {
         self.plan.nodes.push(Node {
             check: if is_root { None } else { self.check(schema) },
             max_length: max_length(schema),
+            pattern: pattern(schema),
             ..Node::default()
         });
         let Value::Object(obj) = schema else {
@@ -182,17 +186,28 @@ fn allows(obj: &Map<String, Value>, kind: &str) -> bool {
     }
 }
 
-/// `maxLength` of a schema that takes strings only and lists no values.
-fn max_length(schema: &Value) -> Option<usize> {
+/// The object of a schema that takes strings only and lists no values (whose strings no
+/// safe repair changes).
+fn strings_only(schema: &Value) -> Option<&Map<String, Value>> {
     let obj = schema.as_object()?;
     let only_strings = match obj.get("type") {
         Some(Value::String(t)) => t == "string",
         _ => false,
     };
-    if !only_strings || obj.contains_key("enum") || obj.contains_key("const") {
-        return None;
-    }
-    obj.get("maxLength")?.as_u64().map(|n| n as usize)
+    (only_strings && !obj.contains_key("enum") && !obj.contains_key("const")).then_some(obj)
+}
+
+/// `maxLength` of a schema that takes strings only and lists no values.
+fn max_length(schema: &Value) -> Option<usize> {
+    strings_only(schema)?
+        .get("maxLength")?
+        .as_u64()
+        .map(|n| n as usize)
+}
+
+/// `pattern` of a schema that takes strings only and lists no values, compiled.
+fn pattern(schema: &Value) -> Option<PrefixPattern> {
+    PrefixPattern::compile(strings_only(schema)?.get("pattern")?.as_str()?)
 }
 
 /// True when every `$ref` in `schema` points into the root's definitions (which the node's

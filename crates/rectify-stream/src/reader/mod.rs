@@ -105,12 +105,22 @@ fn build(raw: &str, start: usize, trailing: &[usize]) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
+/// A string value still arriving.
+pub(crate) struct Grown<'a> {
+    /// Where its opening quote is (which string it is).
+    pub(crate) start: usize,
+    /// Its raw text so far, after the quote, up to an escape cut off (escapes not decoded).
+    pub(crate) raw: &'a str,
+    /// A lower bound of its characters so far (white space not counted).
+    pub(crate) chars: usize,
+}
+
 /// What the reader tells an observer as it reads (the prefix judge is one).
 pub(crate) trait Observer {
     /// A value is complete at `path`.
     fn completed(&mut self, path: PathView<'_>, value: Completed<'_>);
-    /// The string value at `path` has at least `chars` characters so far.
-    fn string_grew(&mut self, path: PathView<'_>, chars: usize);
+    /// The string value at `path` grew.
+    fn string_grew(&mut self, path: PathView<'_>, grown: Grown<'_>);
     /// A key was repeated in the object at `path`.
     fn repeated_key(&mut self, path: PathView<'_>, key: &str);
 }
@@ -120,7 +130,7 @@ struct Ignore;
 
 impl Observer for Ignore {
     fn completed(&mut self, _: PathView<'_>, _: Completed<'_>) {}
-    fn string_grew(&mut self, _: PathView<'_>, _: usize) {}
+    fn string_grew(&mut self, _: PathView<'_>, _: Grown<'_>) {}
     fn repeated_key(&mut self, _: PathView<'_>, _: &str) {}
 }
 

@@ -3,7 +3,7 @@
 use super::frame::{Frame, InArray, InObject, Span};
 use super::members::Members;
 use super::token::{Escape, StrScan, Token, is_json_number, scan_string, scan_word};
-use super::{Completed, Mode, Observer, Reader};
+use super::{Completed, Grown, Mode, Observer, Reader};
 
 impl Reader {
     /// The first byte of a value at `pos`.
@@ -88,7 +88,17 @@ impl Reader {
                             chars,
                         });
                         if !key {
-                            observer.string_grew(self.view(), chars);
+                            let end = if escape == Escape::None {
+                                self.text.len()
+                            } else {
+                                escape_at
+                            };
+                            let grown = Grown {
+                                start,
+                                raw: &self.text[start + 1..end],
+                                chars,
+                            };
+                            observer.string_grew(self.view(), grown);
                         }
                         return false;
                     }
