@@ -86,6 +86,27 @@ impl<P: Provider> Streaming<P> {
     }
 }
 
+/// The errors of an answer stopped by [`Streaming`] become why it was stopped. Judged
+/// whole, the cut text also fails for what had not arrived yet (a required member still to
+/// come, a string cut mid-way), which is not a mistake to feed back; the prefix judge, run
+/// again over the same text under the same schema, says what was wrong. Warnings are kept;
+/// nothing changes when the prefix judge finds nothing (the stop was not ours).
+pub(crate) fn keep_why_stopped(
+    report: &mut rectify_core::Report,
+    schema: Option<&serde_json::Value>,
+    unsafe_repairs: bool,
+    text: &str,
+) {
+    let Some(schema) = schema else { return };
+    let checker = PrefixChecker::new(schema, rectify_stream::PrefixOptions { unsafe_repairs });
+    let mut judge = StreamJudge::new(Arc::new(checker));
+    let Ok(Verdict::Doomed(why)) = judge.push(text) else {
+        return;
+    };
+    report.diagnostics.retain(|d| !d.is_error());
+    report.extend(why);
+}
+
 impl<P> std::fmt::Debug for Streaming<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Streaming({})", self.name)

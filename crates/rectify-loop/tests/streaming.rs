@@ -71,6 +71,21 @@ async fn a_doomed_answer_is_stopped_recorded_and_asked_again() {
             .any(|n| n.contains("stopped by rectify") && n.contains("status"))
     );
     assert!(first.feedback.is_some() || attempts[1].feedback.is_some());
+    // What had not arrived (the required `notes`) is not a mistake: only why it was stopped
+    // is an error, and only that is fed back.
+    let errors: Vec<_> = first
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].location.pointer, "/status");
+    let feedback = format!("{:?}{:?}", first.feedback, attempts[1].feedback);
+    assert!(
+        feedback.contains("status") && !feedback.contains("notes"),
+        "{feedback}"
+    );
     let seen = seen.lock().unwrap();
     assert!(seen.iter().any(|e| matches!(e, StreamEvent::Abort { diagnostics, .. } if diagnostics[0].location.pointer == "/status")));
     assert!(

@@ -203,7 +203,16 @@ impl<'a, T> Run<'a, T> {
         response: Response,
         tries: Tries,
     ) -> Turn<T> {
-        let report = evaluate(&self.repair, &response.text, &response.finish_reason);
+        let mut report = evaluate(&self.repair, &response.text, &response.finish_reason);
+        if matches!(&response.finish_reason, FinishReason::Other(why) if why == rectify_provider::STOPPED)
+        {
+            crate::stream::keep_why_stopped(
+                &mut report,
+                self.task.schema_value(),
+                self.engine.config.allow_unsafe_repairs,
+                &response.text,
+            );
+        }
         let cost = self.engine.pricing.cost(&response.usage, &response.model);
         let mut attempt = Attempt {
             number,
