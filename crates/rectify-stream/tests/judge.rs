@@ -190,3 +190,32 @@ fn a_string_that_can_no_longer_match_its_pattern_stops_the_answer_mid_string() {
         assert_eq!(judge_with(&schema, options, text), None, "{text}");
     }
 }
+
+#[test]
+fn an_object_where_the_type_leaves_objects_out_is_stopped_as_it_opens() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "either": {"type": ["string", "object"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "id": {"type": "integer"}
+        }
+    });
+    let options = PrefixOptions::default();
+    let text = r#"{"name": {"first": "Ada", "last": "Lovelace"}}"#;
+    let (pointer, at) = judge_with(&schema, options, text).unwrap();
+    assert_eq!(pointer, "/name");
+    assert_eq!(at, r#"{"name": {"#.len());
+    let text = r#"{"tags": ["x", {"#;
+    assert_eq!(judge_with(&schema, options, text).unwrap().0, "/tags/1");
+    // An object the type allows; an array where a scalar is wanted (a safe repair takes
+    // its only item); unsafe repairs (which may write the object as a string).
+    for text in [r#"{"either": {"a": 1}}"#, r#"{"id": [7], "either": "x"}"#] {
+        assert_eq!(judge_with(&schema, options, text), None, "{text}");
+    }
+    let unsafe_repairs = PrefixOptions {
+        unsafe_repairs: true,
+    };
+    assert_eq!(judge_with(&schema, unsafe_repairs, r#"{"tags": [{"#), None);
+}

@@ -32,6 +32,8 @@ pub struct PrefixOptions {
 /// - a complete, final member or item (any value: a wrong type or enum value, a number out
 ///   of range, a complete object missing a required member): the same safe repairs as the
 ///   full judge (for example `"3"` to `3`, an enum value's case), then the sub-schema;
+/// - an object starting where the `type` leaves objects out (no safe repair turns an object
+///   into another type);
 /// - a string in progress already longer than a `maxLength` (characters a repair could trim
 ///   are not counted);
 /// - a string in progress that can no longer match its `pattern` however it goes on (the
@@ -135,6 +137,16 @@ impl PrefixChecker {
             .collect()
     }
 
+    /// The error of an object starting where the schema wants no object: no safe repair
+    /// turns an object into another type.
+    fn object(&self, path: PathView<'_>) -> Option<Diagnostic> {
+        if self.keys == Keys::LastWins {
+            return None; // unsafe repairs may write an object as a string's JSON text
+        }
+        let types = self.node(path)?.not_object.as_deref()?;
+        Some(not_an_object(path, types))
+    }
+
     /// The error of a string in progress that can no longer be valid: already longer than
     /// its `maxLength`, or no longer able to match its `pattern`.
     fn string(
@@ -171,6 +183,18 @@ impl PrefixChecker {
 /// those are held back until something else follows them.
 fn settled(raw: &str) -> &str {
     raw.trim_end_matches(|c: char| c.is_ascii_whitespace() || matches!(c, '}' | ']' | '`'))
+}
+
+/// An object where the schema's `type` leaves objects out.
+fn not_an_object(path: PathView<'_>, types: &str) -> Diagnostic {
+    Diagnostic::error(
+        "schema.type",
+        Location::from_pointer(&path.pointer()),
+        format!("an object is arriving where the type is {types}"),
+    )
+    .expected(format!("type {types}"))
+    .received("an object")
+    .source("schema")
 }
 
 /// A string in progress longer than `max` characters.
@@ -312,5 +336,11 @@ impl Observer for Watch<'_> {
 
     fn repeated_key(&mut self, _: PathView<'_>, _: &str) {
         *self.repeated_key = true;
+    }
+
+    fn object_opened(&mut self, path: PathView<'_>) {
+        if self.found.is_empty() {
+            self.found.extend(self.checker.object(path));
+        }
     }
 }

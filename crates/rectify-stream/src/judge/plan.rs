@@ -34,6 +34,9 @@ pub(crate) struct Node {
     pub(crate) max_length: Option<usize>,
     /// `pattern` of such a node, when it can be judged on a prefix.
     pub(crate) pattern: Option<PrefixPattern>,
+    /// The types the node's `type` allows, when they leave objects out (no safe repair
+    /// turns an object into anything else).
+    pub(crate) not_object: Option<String>,
 }
 
 /// All nodes, the root first.
@@ -95,6 +98,7 @@ impl<'r> Builder<'r> {
             check: if is_root { None } else { self.check(schema) },
             max_length: max_length(schema),
             pattern: pattern(schema),
+            not_object: not_object(schema),
             ..Node::default()
         });
         let Value::Object(obj) = schema else {
@@ -208,6 +212,13 @@ fn max_length(schema: &Value) -> Option<usize> {
 /// `pattern` of a schema that takes strings only and lists no values, compiled.
 fn pattern(schema: &Value) -> Option<PrefixPattern> {
     PrefixPattern::compile(strings_only(schema)?.get("pattern")?.as_str()?)
+}
+
+/// The `type` of a schema that leaves objects out, as written.
+fn not_object(schema: &Value) -> Option<String> {
+    let obj = schema.as_object()?;
+    let types = obj.get("type")?;
+    (!allows(obj, "object")).then(|| types.to_string())
 }
 
 /// True when every `$ref` in `schema` points into the root's definitions (which the node's

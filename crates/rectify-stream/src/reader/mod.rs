@@ -123,6 +123,8 @@ pub(crate) trait Observer {
     fn string_grew(&mut self, path: PathView<'_>, grown: Grown<'_>);
     /// A key was repeated in the object at `path`.
     fn repeated_key(&mut self, path: PathView<'_>, key: &str);
+    /// An object value starts at `path`.
+    fn object_opened(&mut self, path: PathView<'_>);
 }
 
 /// An observer that wants nothing.
@@ -132,6 +134,7 @@ impl Observer for Ignore {
     fn completed(&mut self, _: PathView<'_>, _: Completed<'_>) {}
     fn string_grew(&mut self, _: PathView<'_>, _: Grown<'_>) {}
     fn repeated_key(&mut self, _: PathView<'_>, _: &str) {}
+    fn object_opened(&mut self, _: PathView<'_>) {}
 }
 
 /// Internal reading mode.
@@ -415,7 +418,7 @@ impl Reader {
             }
         }
         match self.stack.last().map(expectation) {
-            None => self.start_value(b),
+            None => self.start_value(b, observer),
             Some(Expect::Object(expect)) => self.in_object(expect, b, observer),
             Some(Expect::Array(expect)) => self.in_array(expect, b, observer),
         }
@@ -441,7 +444,7 @@ impl Reader {
                 self.comma = self.pos;
                 self.expect_object(InObject::Key { close: true });
             }
-            (InObject::Value, _) => self.start_value(b),
+            (InObject::Value, _) => self.start_value(b, observer),
             _ => self.unexpected(b),
         }
     }
@@ -453,7 +456,7 @@ impl Reader {
                 self.comma = self.pos;
                 self.expect_array(InArray::Item { close: true });
             }
-            (InArray::Item { .. }, _) => self.start_value(b),
+            (InArray::Item { .. }, _) => self.start_value(b, observer),
             _ => self.unexpected(b),
         }
     }

@@ -7,10 +7,14 @@ use super::{Completed, Grown, Mode, Observer, Reader};
 
 impl Reader {
     /// The first byte of a value at `pos`.
-    pub(super) fn start_value(&mut self, b: u8) {
+    pub(super) fn start_value(&mut self, b: u8, observer: &mut impl Observer) {
         let start = self.pos;
         match b {
-            b'{' | b'[' => self.open_container(b == b'{'),
+            b'{' => {
+                observer.object_opened(self.view());
+                self.open_container(true);
+            }
+            b'[' => self.open_container(false),
             b'"' => self.open_token(Token::Str {
                 start,
                 key: false,
