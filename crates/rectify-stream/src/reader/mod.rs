@@ -79,7 +79,7 @@ pub enum ReadState {
 pub(crate) struct Completed<'a> {
     /// The value's text.
     pub(crate) raw: &'a str,
-    /// Where trailing commas (read leniently) are in the whole text.
+    /// Where the trailing commas (read leniently) of the whole text are.
     trailing: &'a [usize],
     /// Where `raw` starts in the whole text.
     start: usize,
@@ -88,8 +88,19 @@ pub(crate) struct Completed<'a> {
 impl Completed<'_> {
     /// The value (`None` only if the reader let through what serde_json refuses).
     pub(crate) fn value(&self) -> Option<Value> {
-        build(self.raw, self.start, self.trailing)
+        let span = Span {
+            start: self.start,
+            end: self.start + self.raw.len(),
+        };
+        build(self.raw, self.start, within(self.trailing, span))
     }
+}
+
+/// The positions in `all` (ascending) that fall inside `span`.
+fn within(all: &[usize], span: Span) -> &[usize] {
+    let from = all.partition_point(|&at| at < span.start);
+    let to = all.partition_point(|&at| at < span.end);
+    &all[from..to]
 }
 
 /// The value of `raw` (which starts at `start` in the text), with the trailing commas at
@@ -305,9 +316,7 @@ impl Reader {
 
     /// The trailing commas inside `span`.
     fn trailing_in(&self, span: Span) -> &[usize] {
-        let from = self.trailing.partition_point(|&at| at < span.start);
-        let to = self.trailing.partition_point(|&at| at < span.end);
-        &self.trailing[from..to]
+        within(&self.trailing, span)
     }
 
     /// True when the value started the answer (after white space or a fence line): what is
@@ -404,11 +413,8 @@ impl Reader {
         if let Some(token) = self.token {
             return self.continue_token(token, observer);
         }
-        let bytes = self.text.as_bytes();
-        while bytes.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
-            self.pos += 1;
-        }
-        let Some(&b) = bytes.get(self.pos) else {
+        self.pos = skip_space(self.text.as_bytes(), self.pos);
+        let Some(&b) = self.text.as_bytes().get(self.pos) else {
             return false;
         };
         if self.pending.is_some() {
@@ -479,6 +485,15 @@ impl Reader {
         }
         self.pos += 1;
     }
+}
+
+/// The first byte at or after `pos` that is not JSON white space.
+fn skip_space(bytes: &[u8], pos: usize) -> usize {
+    let rest = bytes.get(pos..).unwrap_or_default();
+    pos + rest
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .unwrap_or(rest.len())
 }
 
 /// What the innermost container expects.

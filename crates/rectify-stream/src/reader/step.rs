@@ -254,7 +254,7 @@ impl Reader {
     fn completed_at(&self, span: Span) -> Completed<'_> {
         Completed {
             raw: &self.text[span.start..span.end],
-            trailing: self.trailing_in(span),
+            trailing: &self.trailing,
             start: span.start,
         }
     }
