@@ -53,6 +53,21 @@ fn schema() -> serde_json::Value {
     })
 }
 
+/// `text` cut into pieces of about `size` bytes, each ending on a character boundary.
+fn str_chunks(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while from < text.len() {
+        let mut to = (from + size).min(text.len());
+        while !text.is_char_boundary(to) {
+            to += 1;
+        }
+        out.push(&text[from..to]);
+        from = to;
+    }
+    out
+}
+
 fn bench(c: &mut Criterion) {
     let text = answer();
     let mut group = c.benchmark_group("stream_1mb");
@@ -77,6 +92,17 @@ fn bench(c: &mut Criterion) {
             });
         });
     }
+    // Text as providers hand it over (`&str` deltas, already UTF-8): about 10 bytes each.
+    let deltas = str_chunks(&text, 10);
+    group.bench_function("reader_10_byte_str_deltas", |b| {
+        b.iter(|| {
+            let mut reader = Reader::new();
+            for delta in &deltas {
+                reader.push(black_box(delta)).unwrap();
+            }
+            black_box(reader.state() == ReadState::Done)
+        });
+    });
     // Reading, then the whole value built once at the end.
     group.bench_function("reader_10_byte_chunks_then_value", |b| {
         b.iter(|| {
