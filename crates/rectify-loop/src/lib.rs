@@ -82,7 +82,7 @@ pub use events::{Event, EventKind, EventSink, JsonLinesSink};
 pub use feedback::{Feedback, issue_line};
 pub use memory::{ErrorMemory, Remembered};
 pub use outcome::{Attempt, Candidate, Escalation, Ledger, Limit, Outcome, Totals};
-pub use stream::{StreamEvent, StreamEvents, Streaming};
+pub use stream::{StreamEvent, StreamEvents, Streaming, why_stopped};
 pub use task::{Task, ValidatorFn};
 pub use verdict::{parse_verdict, verdict_diagnostics};
 

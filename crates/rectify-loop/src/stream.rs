@@ -97,14 +97,27 @@ pub(crate) fn keep_why_stopped(
     unsafe_repairs: bool,
     text: &str,
 ) {
-    let Some(schema) = schema else { return };
-    let checker = PrefixChecker::new(schema, rectify_stream::PrefixOptions { unsafe_repairs });
-    let mut judge = StreamJudge::new(Arc::new(checker));
-    let Ok(Verdict::Doomed(why)) = judge.push(text) else {
+    let Some(why) = schema.and_then(|schema| why_stopped(schema, unsafe_repairs, text)) else {
         return;
     };
     report.diagnostics.retain(|d| !d.is_error());
     report.extend(why);
+}
+
+/// Why an answer [`Streaming`] stopped can no longer be valid: the prefix judge run again
+/// over its text under `schema`; `None` when it finds nothing (the stop was not ours). These
+/// are the errors to feed back for a stopped answer: judged whole, the cut text also fails
+/// for what had not arrived yet.
+pub fn why_stopped(
+    schema: &serde_json::Value,
+    unsafe_repairs: bool,
+    text: &str,
+) -> Option<Vec<Diagnostic>> {
+    let checker = PrefixChecker::new(schema, rectify_stream::PrefixOptions { unsafe_repairs });
+    match StreamJudge::new(Arc::new(checker)).push(text) {
+        Ok(Verdict::Doomed(why)) => Some(why),
+        _ => None,
+    }
 }
 
 impl<P> std::fmt::Debug for Streaming<P> {

@@ -50,6 +50,15 @@ impl UnitCheck {
             + self.other.iter().filter(|d| d.is_error()).count()
     }
 
+    /// A streamed answer stopped early: its errors are why (`why`), not what the cut text
+    /// lacks because it had not arrived yet. Warnings and problems of the call stay.
+    pub(crate) fn only_why_stopped(&mut self, why: Vec<Diagnostic>) {
+        if let Some((_, _, checked)) = self.files.iter_mut().find(|(rel, _, _)| rel.is_empty()) {
+            checked.diagnostics.retain(|d| !d.is_error());
+            checked.diagnostics.extend(why);
+        }
+    }
+
     pub(crate) fn all_diagnostics(&self) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = self.other.clone();
         for (_, _, c) in &self.files {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rectify_core::{Diagnostic, Format};
 use rectify_provider::spec::{ProviderKind, ProviderSpec};
-use rectify_provider::{Provider, ProviderError, Request};
+use rectify_provider::{FinishReason, Provider, ProviderError, Request, Response};
 use rectify_stream::{PrefixChecker, PrefixOptions};
 use serde_json::Value;
 
@@ -60,6 +60,9 @@ pub(crate) enum Produced {
     Ran {
         answer: Option<String>,
         problems: Vec<Diagnostic>,
+        /// Why a streamed answer was stopped early (it could no longer be valid): the
+        /// errors to feed back instead of what had not arrived yet.
+        stopped: Option<Vec<Diagnostic>>,
     },
     /// No provider could answer.
     ProviderFailed(ProviderError),
@@ -299,9 +302,11 @@ impl Runner {
             Called::Answer(r) => {
                 // Judged like `rectify ask` judges an answer: cut off or refused is an error.
                 problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
+                let stopped = why_stopped(&r, call.request.schema.as_ref());
                 Produced::Ran {
                     answer: Some(r.text),
                     problems,
+                    stopped,
                 }
             }
             Called::AgentFailed(d) => {
@@ -309,6 +314,7 @@ impl Runner {
                 Produced::Ran {
                     answer: None,
                     problems,
+                    stopped: None,
                 }
             }
             Called::ProviderFailed(e) => Produced::ProviderFailed(e),
@@ -392,8 +398,19 @@ impl Runner {
         Ok(Produced::Ran {
             answer: None,
             problems,
+            stopped: None,
         })
     }
+}
+
+/// Why a streamed answer was stopped, when it was (`rectify_loop::why_stopped`).
+fn why_stopped(response: &Response, schema: Option<&Value>) -> Option<Vec<Diagnostic>> {
+    let stopped = matches!(&response.finish_reason,
+        FinishReason::Other(why) if why == rectify_provider::STOPPED);
+    if !stopped {
+        return None;
+    }
+    rectify_loop::why_stopped(schema?, false, &response.text)
 }
 
 /// `provider` reading its answers as they arrive when it can stream and the answer has a

@@ -199,14 +199,22 @@ impl Runner {
                 return Ok(End::Stopped);
             }
             self.start_attempt(unit, record);
-            let (answer, problems) = match self
+            let (answer, problems, stopped) = match self
                 .produce(unit, resolved, record, feedback.take())
                 .await?
             {
-                Produced::Ran { answer, problems } => (answer, problems),
+                Produced::Ran {
+                    answer,
+                    problems,
+                    stopped,
+                } => (answer, problems, stopped),
                 Produced::ProviderFailed(e) => return Ok(self.provider_failed(record, &e)),
             };
-            let checked = self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
+            let mut checked =
+                self.check_unit(unit, resolved, record, answer.as_deref(), problems)?;
+            if let Some(why) = stopped {
+                checked.only_why_stopped(why);
+            }
             let checked = match self.until_valid(unit, resolved, record, checked).await? {
                 Fixed::Valid(checked) => checked,
                 Fixed::Revise(block) => {

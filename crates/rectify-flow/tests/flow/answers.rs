@@ -399,4 +399,7 @@ fn an_answer_that_goes_wrong_early_is_stopped_and_asked_again() {
     let report =
         serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
     assert!(report.contains("OPENED!"), "{report}");
+    // It was sent back for its status, not for the notes that had not arrived yet.
+    assert!(report.contains("schema.enum"), "{report}");
+    assert!(!report.contains("schema.required"), "{report}");
 }
