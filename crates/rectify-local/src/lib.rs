@@ -13,6 +13,11 @@
 //! grammar engine cannot enforce are listed in the response metadata and must still be
 //! checked.
 //!
+//! The provider streams ([`Provider::complete_streaming`](rectify_provider::Provider::complete_streaming)):
+//! each decoded token's text is handed over as it comes (characters split between byte-level
+//! tokens joined), and a stop from the caller ends decoding before the next token
+//! ([`LocalModel::generate_streaming`]).
+//!
 //! The library never prints: download progress arrives as [`FetchEvent`]s through a callback,
 //! and llama.cpp's logs go to `tracing`.
 //!

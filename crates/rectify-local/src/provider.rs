@@ -1,5 +1,6 @@
 //! [`LocalProvider`]: the embedded model behind the [`Provider`] trait.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -7,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rectify_provider::{
     Capabilities, CompletionFuture, ErrorKind, FinishReason, Provider, ProviderError, Request,
-    Response, Usage,
+    Response, StreamSink, Usage,
 };
 use serde_json::json;
 
@@ -225,11 +226,17 @@ impl Inner {
         Ok((build_prompt(request), false))
     }
 
-    fn run(&self, request: &Request, cancel: Arc<AtomicBool>) -> Result<Response, LocalError> {
+    /// Answers `request`, handing the answer's text to `on_text` as it is decoded.
+    fn run(
+        &self,
+        request: &Request,
+        cancel: Arc<AtomicBool>,
+        on_text: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<Response, LocalError> {
         let started = Instant::now();
         let model = self.model()?;
         let params = self.params(&model, request, cancel)?;
-        let mut generation = model.generate(&params)?;
+        let mut generation = model.generate_streaming(&params, on_text)?;
         let grounded = Grounded::check(self.options.grounding, request, &mut generation.text);
         Ok(response(
             &model,
@@ -271,22 +278,79 @@ impl Drop for CancelOnDrop {
     }
 }
 
+impl LocalProvider {
+    /// Runs `request` on a blocking thread, handing the answer's text to `on_text` there;
+    /// dropping the future stops the generation.
+    async fn answer(
+        &self,
+        request: &Request,
+        on_text: impl FnMut(&str) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<Response, ProviderError> {
+        let started = Instant::now();
+        let inner = Arc::clone(&self.inner);
+        let request = request.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let _guard = CancelOnDrop(Arc::clone(&cancel));
+        let mut on_text = on_text;
+        let joined =
+            tokio::task::spawn_blocking(move || inner.run(&request, cancel, &mut on_text)).await;
+        let result = joined.unwrap_or_else(|e| {
+            Err(LocalError::Inference {
+                message: format!("inference thread failed: {e}"),
+            })
+        });
+        result.map_err(|e| provider_error(&self.inner.name, &e, started.elapsed()))
+    }
+
+    /// [`Provider::complete_streaming`]: each piece of text decoded on the blocking thread is
+    /// sent here, handed to `sink`, and its answer sent back before the next token is decoded
+    /// (so decoding stops right after the piece the sink stopped at).
+    async fn stream(
+        &self,
+        request: &Request,
+        sink: &mut dyn StreamSink,
+    ) -> Result<Response, ProviderError> {
+        let (pieces, mut arrived) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (answer, answers) = std::sync::mpsc::channel::<ControlFlow<()>>();
+        let on_text = move |text: &str| {
+            if pieces.send(text.to_owned()).is_err() {
+                return ControlFlow::Break(());
+            }
+            // No answer: the caller went away.
+            answers.recv().unwrap_or(ControlFlow::Break(()))
+        };
+        let generation = self.answer(request, on_text);
+        let hand_over = async {
+            while let Some(piece) = arrived.recv().await {
+                let _ = answer.send(sink.text(&piece));
+            }
+        };
+        let (result, ()) = tokio::join!(generation, hand_over);
+        result
+    }
+}
+
 impl Provider for LocalProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
-        Box::pin(async move {
-            let started = Instant::now();
-            let inner = Arc::clone(&self.inner);
-            let request = request.clone();
-            let cancel = Arc::new(AtomicBool::new(false));
-            let _guard = CancelOnDrop(Arc::clone(&cancel));
-            let joined = tokio::task::spawn_blocking(move || inner.run(&request, cancel)).await;
-            let result = joined.unwrap_or_else(|e| {
-                Err(LocalError::Inference {
-                    message: format!("inference thread failed: {e}"),
-                })
-            });
-            result.map_err(|e| provider_error(&self.inner.name, &e, started.elapsed()))
-        })
+        Box::pin(self.answer(request, |_| ControlFlow::Continue(())))
+    }
+
+    /// Hands each decoded token's text to `sink` (characters split between byte-level tokens
+    /// joined, the start of a stop sequence held); a [`ControlFlow::Break`] stops decoding and
+    /// the answer is the text handed over, its `finish_reason`
+    /// [`STOPPED`](rectify_provider::STOPPED). A grounded answer whose repeated list items are
+    /// dropped or whose lists are completed afterwards ([`crate::grounding`]) differs from the
+    /// text streamed; the response holds the final text.
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(self.stream(request, sink))
+    }
+
+    fn streams(&self) -> bool {
+        true
     }
 
     fn capabilities(&self) -> Capabilities {
@@ -375,6 +439,7 @@ fn response(
         finish_reason: match generation.finish {
             Finish::Stop => FinishReason::Stop,
             Finish::Length => FinishReason::Length,
+            Finish::Stopped => FinishReason::Other(rectify_provider::STOPPED.to_owned()),
         },
         usage: Usage::new(
             generation.prompt_tokens as u64,
@@ -423,7 +488,11 @@ fn raw_metadata(
         "ungrounded": grounded.missing,
         "repeats_dropped": grounded.repeats_dropped,
         "lists_completed": grounded.lists_completed,
-        "finish": match generation.finish { Finish::Stop => "stop", Finish::Length => "length" },
+        "finish": match generation.finish {
+            Finish::Stop => "stop",
+            Finish::Length => "length",
+            Finish::Stopped => "stopped",
+        },
         "prompt_tokens": generation.prompt_tokens,
         "output_tokens": generation.output_tokens,
         "max_tokens": params.max_tokens,

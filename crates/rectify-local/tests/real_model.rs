@@ -5,12 +5,13 @@
 //! instance is shared and the tests run one at a time, on one thread each.
 #![allow(clippy::unwrap_used, clippy::panic)] // helpers outside `#[test]` functions
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use rectify_local::fetch::{cache_dir, default_model_path};
 use rectify_local::{LocalModel, LocalOptions, LocalProvider};
-use rectify_provider::{FinishReason, Provider, Request, Response};
+use rectify_provider::{FinishReason, Provider, Request, Response, STOPPED};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard};
 
@@ -340,4 +341,69 @@ async fn a_repeated_prompt_reuses_the_cache_and_answers_the_same() {
         "all but the last token: {again_meta}"
     );
     assert_eq!(fresh.text, again.text);
+}
+
+/// Streams `request` into a sink that stops once `stop_at` is in the text; the pieces handed
+/// over and the answer.
+async fn stream(
+    provider: &LocalProvider,
+    request: &Request,
+    stop_at: Option<&str>,
+) -> (Vec<String>, Response) {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut sink = |piece: &str| {
+        pieces.push(piece.to_owned());
+        match stop_at {
+            Some(stop) if pieces.concat().contains(stop) => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        }
+    };
+    let response = provider
+        .complete_streaming(request, &mut sink)
+        .await
+        .unwrap();
+    (pieces, response)
+}
+
+/// Streaming (issue 40): the answer is handed over as it is decoded, its pieces joining into
+/// the same text a whole answer has (a character split between byte-level tokens joined);
+/// a stop from the sink ends decoding right there, the answer being what the sink was handed.
+#[tokio::test]
+async fn a_streamed_answer_arrives_as_it_is_decoded_and_stops_when_asked() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    assert!(provider.streams());
+    // Free text: one token at a time.
+    let request =
+        Request::new("Write one sentence about the café Zoë runs.").with_max_output_tokens(24);
+    let whole = provider.complete(&request).await.unwrap();
+    let (pieces, streamed) = stream(&provider, &request, None).await;
+    assert_eq!(streamed.text, whole.text);
+    assert_eq!(pieces.concat(), streamed.text);
+    assert!(pieces.len() > 5, "{pieces:?}");
+    // Under a grammar that forces most of the answer (the grounded values), in larger pieces.
+    let schema = json!({
+        "type": "object",
+        "properties": {"customer": {"type": "string"}, "total": {"type": "number"}},
+        "required": ["customer", "total"]
+    });
+    let request = Request::new("Extract the order: Zoë Brandt pays 75 USD.")
+        .with_schema(schema)
+        .with_max_output_tokens(60);
+    let whole = provider.complete(&request).await.unwrap();
+    let (pieces, streamed) = stream(&provider, &request, None).await;
+    assert_eq!(streamed.text, whole.text);
+    assert_eq!(streamed.finish_reason, FinishReason::Stop);
+    assert_eq!(pieces.concat(), streamed.text);
+    let (pieces, stopped) = stream(&provider, &request, Some(":")).await;
+    assert_eq!(
+        stopped.finish_reason,
+        FinishReason::Other(STOPPED.to_owned())
+    );
+    assert_eq!(stopped.text, pieces.concat());
+    assert!(whole.text.starts_with(&stopped.text), "{}", stopped.text);
+    assert!(stopped.text.len() < whole.text.len(), "{}", stopped.text);
+    let tokens = |r: &Response| raw(r)["output_tokens"].as_u64().unwrap();
+    assert!(tokens(&stopped) < tokens(&whole), "{}", stopped.raw);
+    assert_eq!(raw(&stopped)["finish"], "stopped");
 }

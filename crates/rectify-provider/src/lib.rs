@@ -56,6 +56,7 @@ pub mod retry;
 mod secret;
 pub mod spec;
 mod structured;
+mod utf8;
 
 #[cfg(feature = "http")]
 mod http;
@@ -86,6 +87,8 @@ pub use response::{FinishReason, Response, Usage};
 #[cfg(all(target_os = "linux", feature = "command"))]
 pub use secret::hide_environment;
 pub use secret::{
-    ApiKey, SECRET_ENV_VARIABLE, SECRET_VARIABLES, redact_secret, redact_secrets, secret_variables,
+    ApiKey, Redactor, SECRET_ENV_VARIABLE, SECRET_VARIABLES, redact_secret, redact_secrets,
+    secret_variables,
 };
 pub use structured::StructuredOutput;
+pub use utf8::Utf8Joiner;

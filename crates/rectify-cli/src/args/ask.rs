@@ -105,9 +105,9 @@ pub struct AskArgs {
     pub output: Output,
     /// Print the run as it goes, one JSON object per line on stdout: `partial` (the answer
     /// read so far), `abort` (an answer stopped because it could no longer be valid),
-    /// `attempt` (an attempt judged) and last `final` (the `--output json` document). Only
-    /// the OpenAI-compatible and Anthropic providers stream; the others give `attempt` and
-    /// `final` lines only.
+    /// `attempt` (an attempt judged) and last `final` (the `--output json` document). The
+    /// OpenAI-compatible and Anthropic providers, command agents and the embedded model
+    /// stream; a replay cassette gives `attempt` and `final` lines only.
     #[arg(long, conflicts_with = "output")]
     pub stream: bool,
     /// The agent command and its arguments, for `--provider command`.

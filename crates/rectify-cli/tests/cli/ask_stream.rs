@@ -5,7 +5,7 @@ use rectify_test::fake_server::Reply;
 use serde_json::{Value, json};
 
 use crate::ask::{Setup, VALID, bare, run};
-use crate::support::{Run, assert_wire_format, root};
+use crate::support::{self, Run, assert_wire_format, root};
 
 /// An answer whose first field can no longer be valid (`tags` needs an item), with a long
 /// tail that is never paid for.
@@ -131,8 +131,9 @@ fn a_provider_failure_ends_with_a_final_error_and_exit_4() {
     assert_eq!(lines[0]["error"]["class"], "provider");
 }
 
+/// A command agent's stdout is read as it is written: its answer gives a `partial` line too.
 #[test]
-fn an_agent_that_does_not_stream_gives_its_attempt_and_the_final_line() {
+fn an_agent_streams_its_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let schema = dir.path().join("schema.json");
     std::fs::write(&schema, r#"{"type": "object", "required": ["ok"]}"#).unwrap();
@@ -143,8 +144,62 @@ fn an_agent_that_does_not_stream_gives_its_attempt_and_the_final_line() {
         .args(["--", "sh", "-c", script]));
     assert_eq!(out.code, 0, "{}", out.stderr);
     let lines = lines(&out);
-    assert_eq!(events(&lines), ["attempt", "final"]);
-    assert_eq!(lines[1]["value"], json!({"ok": true}));
+    assert_eq!(events(&lines), ["partial", "attempt", "final"]);
+    assert_eq!(lines[0]["value"], json!({"ok": true}));
+    assert_eq!(lines[2]["value"], json!({"ok": true}));
+}
+
+/// A command agent whose first answer goes wrong in its first field (an enum value it does
+/// not have), then waits a minute before it would go on: the answer is stopped there (an
+/// `abort` line), the agent's process group is killed (it never gets past its wait), and the
+/// second answer is valid.
+#[test]
+fn an_agent_whose_answer_goes_wrong_early_is_stopped_and_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    let kinds = json!({
+        "type": "object",
+        "required": ["kind", "title"],
+        "properties": {"kind": {"enum": ["bug", "feature"]}, "title": {"type": "string"}}
+    });
+    std::fs::write(&schema, kinds.to_string()).unwrap();
+    let state = dir.path().display();
+    let script = format!(
+        r#"cat > /dev/null
+if [ -e '{state}/first.pid' ]; then printf '%s' '{{"kind": "bug", "title": "crash"}}'; exit 0; fi
+echo $$ > '{state}/first.pid'
+printf '%s' '{{"kind": "question", "title": "'
+sleep 60
+printf '%s' 'why?"}}'
+touch '{state}/waited'"#
+    );
+    let out = run(bare()
+        .args(["ask", "Classify: the app crashes.", "--stream", "--schema"])
+        .arg(&schema)
+        .args(["--", "sh", "-c", &script]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines = lines(&out);
+    let kinds = events(&lines);
+    let abort = kinds.iter().position(|k| *k == "abort").unwrap();
+    assert_eq!(lines[abort]["attempt"], 1);
+    assert_eq!(lines[abort]["diagnostics"][0]["pointer"], "/kind");
+    assert_eq!(kinds[abort + 1], "attempt");
+    assert_eq!(lines[abort + 1]["finish_reason"], "stopped_by_caller");
+    let last = lines.last().unwrap();
+    assert_eq!(last["status"], "valid");
+    assert_eq!(last["value"], json!({"kind": "bug", "title": "crash"}));
+    let first = last["attempts"][0]["raw"].as_str().unwrap();
+    assert!(first.starts_with(r#"{"kind": "question""#), "{first}");
+    assert!(!first.contains("why"), "{first}");
+    assert!(
+        !dir.path().join("waited").exists(),
+        "the first agent ran to its end"
+    );
+    let pid = std::fs::read_to_string(dir.path().join("first.pid")).unwrap();
+    assert!(
+        support::process_gone(pid.trim()),
+        "the first agent {pid} lives on"
+    );
 }
 
 #[test]

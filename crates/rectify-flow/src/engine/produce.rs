@@ -232,12 +232,16 @@ impl Runner {
         let request = request(&prompt, agent, context.timeout);
         if spec.kind == ProviderKind::Command || resolved.outputs.is_empty() {
             let mut request = request;
-            if let Some((check, _)) = &resolved.answer
-                && spec.kind != ProviderKind::Command
-            {
-                request.schema = answer_schema(check, &self.schemas);
+            let schema = resolved
+                .answer
+                .as_ref()
+                .and_then(|(check, _)| answer_schema(check, &self.schemas));
+            // A command agent is not sent the schema (its prompt holds the instructions), but
+            // its answer is read as it arrives against it all the same.
+            let provider = streaming(provider, schema.as_ref());
+            if spec.kind != ProviderKind::Command {
+                request.schema = schema;
             }
-            let provider = streaming(provider, request.schema.as_ref());
             let policy = self.producer_policy(step, resolved);
             let call = AgentCall {
                 provider: &provider,

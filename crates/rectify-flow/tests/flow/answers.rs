@@ -403,3 +403,44 @@ fn an_answer_that_goes_wrong_early_is_stopped_and_asked_again() {
     assert!(report.contains("schema.enum"), "{report}");
     assert!(!report.contains("schema.required"), "{report}");
 }
+
+/// Streaming with a command agent (issue 40): its stdout is read as it writes it, against the
+/// answer's schema (which the agent is not sent); a first answer that goes wrong in its first
+/// field is stopped there — the agent never gets past its wait — and the agent is asked again.
+#[test]
+fn a_command_agent_whose_answer_goes_wrong_early_is_stopped_and_asked_again() {
+    let f = Fixture::new();
+    f.file(
+        "s.schema.json",
+        r#"{"type": "object", "required": ["status", "notes"], "properties": {"status": {"enum": ["open", "closed"]}, "notes": {"type": "array", "items": {"type": "string"}}}}"#,
+    );
+    f.script(
+        "triage",
+        r#"if [ "$n" = 1 ]; then
+  printf '{"status": "OPENED!", "notes": ["'
+  sleep 60
+  touch "$LOG/waited"
+  printf 'late"]}'
+else
+  printf '{"status": "open", "notes": []}'
+fi"#,
+    );
+    f.workflow(&format!(
+        "name: t\n{}steps:\n  - id: triage\n    agent: triage\n    prompt: triage\n    answer: {{format: json, schema: s.schema.json, save: out/s.json}}\n    on_invalid: {{revise: 2}}\n",
+        f.agents_yaml(&["triage"])
+    ));
+    let (s, store) = f.run(&[]);
+    assert_eq!(s.status, RunStatus::Completed, "{s:#?}");
+    assert_eq!(step(&s, "triage").attempts, 2, "{s:#?}");
+    assert_eq!(f.calls("triage"), 2);
+    assert!(
+        !f.log.join("waited").exists(),
+        "the first answer was waited out"
+    );
+    let saved: serde_json::Value = serde_json::from_str(&f.read("out/s.json")).unwrap();
+    assert_eq!(saved["status"], "open");
+    let report =
+        serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
+    assert!(report.contains("OPENED!"), "{report}");
+    assert!(!report.contains("late"), "{report}");
+}

@@ -2,6 +2,7 @@
 //! completes, the model ends its turn, a stop sequence appears or the token budget runs out.
 
 use std::num::NonZeroU32;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ use super::grammar::constraint_for;
 use super::guard::{MAX_NUMBER_DIGITS, NumberGuard};
 use super::repeats::RepeatGuard;
 use super::sample::{Pick, Sampler};
+use super::stream::{OnText, TextOut};
 use super::{GrammarEngine, LocalModel, backend};
 use crate::LocalError;
 use crate::grounding::fields::FieldPlan;
@@ -69,6 +71,9 @@ pub enum Finish {
     Stop,
     /// The token budget ran out first.
     Length,
+    /// The caller stopped it: the text callback of [`LocalModel::generate_streaming`] said
+    /// [`ControlFlow::Break`].
+    Stopped,
 }
 
 /// A finished generation with its measurements.
@@ -123,6 +128,21 @@ pub(crate) struct Prefix {
 impl LocalModel {
     /// Generates an answer for `params`. Blocking: run it on a blocking thread.
     pub fn generate(&self, params: &GenerateParams) -> Result<Generation, LocalError> {
+        self.generate_streaming(params, &mut |_| ControlFlow::Continue(()))
+    }
+
+    /// [`LocalModel::generate`], handing the answer's text to `on_text` as it is decoded, token
+    /// by token: the bytes of a character split between tokens are joined first, and the start
+    /// of what may be a stop sequence is held until the next token says (the answer is cut
+    /// before one). All the pieces, concatenated, are the answer's text. When `on_text` says
+    /// [`ControlFlow::Break`], decoding stops before the next token is evaluated; the
+    /// generation's text is then what `on_text` was handed, and its finish
+    /// [`Finish::Stopped`].
+    pub fn generate_streaming(
+        &self,
+        params: &GenerateParams,
+        on_text: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<Generation, LocalError> {
         let mut prefix = self
             .busy
             .lock()
@@ -165,7 +185,7 @@ impl LocalModel {
         let engine = self.grammar()?;
         let mut run = Run::new(self, engine, params, tokens.len(), budget);
         run.reused_tokens = reused;
-        run.generate(&mut ctx)?;
+        run.generate(&mut ctx, on_text)?;
         Ok(run.into_generation(prompt_time, started.elapsed().saturating_sub(prompt_time)))
     }
 
@@ -281,6 +301,8 @@ struct Run<'m> {
     prompt_tokens: usize,
     budget: usize,
     finish: Finish,
+    /// How much of the output was handed to the caller.
+    text_out: TextOut,
 }
 
 impl<'m> Run<'m> {
@@ -326,10 +348,32 @@ impl<'m> Run<'m> {
             prompt_tokens,
             budget,
             finish: Finish::Length,
+            text_out: TextOut::default(),
         }
     }
 
-    fn generate(&mut self, ctx: &mut LlamaContext<'_>) -> Result<(), LocalError> {
+    fn generate(
+        &mut self,
+        ctx: &mut LlamaContext<'_>,
+        on_text: OnText<'_>,
+    ) -> Result<(), LocalError> {
+        self.decode(ctx, on_text)?;
+        if self.finish == Finish::Stopped {
+            self.output.truncate(self.text_out.seen());
+        } else {
+            self.text_out.finish(&self.output, on_text);
+        }
+        Ok(())
+    }
+
+    /// Samples and evaluates one token (and those the grammar forces after it) at a time,
+    /// handing the text on after each, until the answer is complete, the budget is spent or
+    /// `on_text` stops it.
+    fn decode(
+        &mut self,
+        ctx: &mut LlamaContext<'_>,
+        on_text: OnText<'_>,
+    ) -> Result<(), LocalError> {
         let mut batch = LlamaBatch::new(BATCH, 1);
         let evaluated = self.prompt_tokens - self.reused_tokens;
         let mut logits_index =
@@ -352,6 +396,11 @@ impl<'m> Run<'m> {
             let mut step = vec![token];
             if self.take_forced(&mut step) {
                 self.finish = Finish::Stop;
+                return Ok(());
+            }
+            let stops = &self.params.stop;
+            if self.text_out.step(&self.output, stops, on_text).is_break() {
+                self.finish = Finish::Stopped;
                 return Ok(());
             }
             batch.clear();

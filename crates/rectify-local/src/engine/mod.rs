@@ -8,6 +8,7 @@ mod grammar;
 mod guard;
 mod repeats;
 mod sample;
+mod stream;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};

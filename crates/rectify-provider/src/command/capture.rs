@@ -1,5 +1,6 @@
 //! Bounded capture of a child's output streams.
 
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncRead, AsyncReadExt};
@@ -49,46 +50,57 @@ pub(crate) async fn read_tail(mut stream: impl AsyncRead + Unpin, tail: Tail) {
     }
 }
 
-/// What a stream gave so far, up to a limit, shared with its reader (kept when the reading is
-/// abandoned, for instance because a process the agent left holds the pipe open).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Limited {
-    inner: Arc<Mutex<(Vec<u8>, bool)>>,
+/// Where a command's stdout goes, piece by piece as it is read.
+pub(crate) trait Stdout: Send {
+    /// The next bytes. [`ControlFlow::Break`] stops the run: the command's process group is
+    /// stopped as at a timeout.
+    fn bytes(&mut self, bytes: &[u8]) -> ControlFlow<()>;
 }
 
-impl Limited {
-    /// The bytes read so far; `Err(())` when the stream passed the limit.
-    pub(crate) fn take(&self) -> Result<Vec<u8>, ()> {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if inner.1 {
-            return Err(());
-        }
-        Ok(std::mem::take(&mut inner.0))
+/// stdout kept whole, to be read once the program is done.
+#[derive(Debug, Default)]
+pub(crate) struct Whole(pub(crate) Vec<u8>);
+
+impl Stdout for Whole {
+    fn bytes(&mut self, bytes: &[u8]) -> ControlFlow<()> {
+        self.0.extend_from_slice(bytes);
+        ControlFlow::Continue(())
     }
 }
 
-/// Reads `stream` to its end into `into`; stops (marking it) as soon as it passes `limit`
-/// bytes. `Err(())` then.
-pub(crate) async fn read_limited_into(
+/// How reading a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// The stream ended (or broke).
+    End,
+    /// It passed the limit; what came past it was not handed on.
+    TooLarge,
+    /// The receiver asked to stop.
+    Stopped,
+}
+
+/// Reads `stream` to its end into `into`, handing each piece on as it is read; stops as soon
+/// as it passes `limit` bytes or `into` asks to stop.
+pub(crate) async fn read_into(
     mut stream: impl AsyncRead + Unpin,
     limit: usize,
-    into: &Limited,
-) -> Result<(), ()> {
+    into: &mut dyn Stdout,
+) -> Read {
     let mut chunk = vec![0u8; 64 * 1024];
+    let mut total = 0usize;
     while let Ok(read) = stream.read(&mut chunk).await {
         if read == 0 {
             break;
         }
-        let mut inner = into.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if inner.0.len() + read > limit {
-            inner.1 = true;
-            return Err(());
+        total += read;
+        if total > limit {
+            return Read::TooLarge;
         }
-        inner
-            .0
-            .extend_from_slice(chunk.get(..read).unwrap_or_default());
+        if into.bytes(chunk.get(..read).unwrap_or_default()).is_break() {
+            return Read::Stopped;
+        }
     }
-    Ok(())
+    Read::End
 }
 
 #[cfg(test)]
@@ -105,12 +117,29 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn limited_read_stops_past_the_limit() {
-        let out = Limited::default();
-        assert_eq!(read_limited_into(&b"abc"[..], 3, &out).await, Ok(()));
-        assert_eq!(out.take(), Ok(b"abc".to_vec()));
-        let out = Limited::default();
-        assert_eq!(read_limited_into(&b"abcd"[..], 3, &out).await, Err(()));
-        assert_eq!(out.take(), Err(()));
+    async fn a_read_stops_past_the_limit() {
+        let mut out = Whole::default();
+        assert_eq!(read_into(&b"abc"[..], 3, &mut out).await, Read::End);
+        assert_eq!(out.0, b"abc");
+        let mut out = Whole::default();
+        assert_eq!(read_into(&b"abcd"[..], 3, &mut out).await, Read::TooLarge);
+        assert!(out.0.is_empty());
+    }
+
+    /// Stops after the first piece it is handed.
+    struct StopAtOnce(usize);
+
+    impl Stdout for StopAtOnce {
+        fn bytes(&mut self, bytes: &[u8]) -> ControlFlow<()> {
+            self.0 += bytes.len();
+            ControlFlow::Break(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_read_stops_when_asked() {
+        let mut out = StopAtOnce(0);
+        assert_eq!(read_into(&b"abc"[..], 9, &mut out).await, Read::Stopped);
+        assert_eq!(out.0, 3);
     }
 }

@@ -6,9 +6,19 @@
 //! is the answer; stderr is read concurrently and its tail goes into errors. The program runs
 //! in its own process group, and the whole group is killed on timeout (SIGTERM, a grace period,
 //! then SIGKILL), when the call is cancelled, and after the program exits.
+//!
+//! [`Provider::complete_streaming`] hands stdout to the caller's sink as it is read (unless the
+//! answer is read from a JSON envelope, [`CommandConfig::answer_pointer`]): split characters are
+//! joined first ([`Utf8Joiner`](crate::Utf8Joiner)) and keys redacted
+//! ([`Redactor`](crate::Redactor): the start of what may be a key is held until the next read
+//! says, so no part of a key reaches the sink). When the sink says stop, the program's group is
+//! stopped as at a timeout, and the answer is what the sink was handed, its `finish_reason`
+//! [`STOPPED`](crate::STOPPED). A transient exit is retried only while no text has reached the
+//! sink; a failure after that is an error carrying the text received.
 
 mod capture;
 mod process;
+mod stream;
 
 pub use process::{Outcome, run_to_end};
 pub(crate) mod template;
@@ -23,7 +33,7 @@ use tokio::process::Command;
 use crate::retry::{Retrier, RetryPolicy};
 use crate::{
     Capabilities, CompletionFuture, ErrorKind, FinishReason, Provider, ProviderError, Request,
-    Response, Usage,
+    Response, StreamSink, Usage,
 };
 
 /// Where the prompt goes.
@@ -174,40 +184,63 @@ impl CommandProvider {
             .run(&self.name, |_| self.run_once(request))
             .await?;
         let (stdout, answer) = retried.value;
-        Ok(Response {
-            text: answer.text,
+        let mut response = self.response(answer.text, stdout, started, retried.retries);
+        response.usage = answer.usage;
+        response.notices.extend(answer.notice);
+        Ok(response)
+    }
+
+    /// An answer of this agent, finished, with nothing unusual about it.
+    fn response(&self, text: String, raw: String, started: Instant, retries: u32) -> Response {
+        Response {
+            text,
             finish_reason: FinishReason::Stop,
-            usage: answer.usage,
+            usage: Usage::default(),
             model: self
                 .config
                 .model
                 .clone()
                 .unwrap_or_else(|| self.name.clone()),
             latency: started.elapsed(),
-            transport_retries: retried.retries,
-            raw: stdout,
-            notices: answer.notice.into_iter().collect(),
-        })
+            transport_retries: retries,
+            raw,
+            notices: Vec::new(),
+        }
     }
 
-    async fn run_once(&self, request: &Request) -> Result<(String, Answer), ErrorKind> {
-        let (command, input) = self.command(request);
-        let limits = process::Limits {
+    /// The limits of one run of `request`.
+    fn limits(&self, request: &Request) -> process::Limits {
+        process::Limits {
             timeout: request.timeout.unwrap_or(self.config.timeout),
             kill_grace: self.config.kill_grace,
             max_stdout: self.config.max_stdout_bytes,
             stderr_keep: self.config.stderr_tail_bytes,
+        }
+    }
+
+    async fn run_once(&self, request: &Request) -> Result<(String, Answer), ErrorKind> {
+        let (command, input) = self.command(request);
+        let mut stdout = capture::Whole::default();
+        let ran = process::run(command, input, self.limits(request), &mut stdout).await?;
+        let process::Ran::Exited {
+            status,
+            stderr_tail,
+        } = ran
+        else {
+            // `Whole` never asks to stop.
+            return Err(ErrorKind::InvalidResponse {
+                message: "the run was stopped".into(),
+            });
         };
-        let finished = process::run(command, input, limits).await?;
         // A key given through `pass_env` that the agent echoes is not kept anywhere.
         if let Some(kind) = process::exit_error(
-            finished.status,
+            status,
             &self.config.transient_exit_codes,
-            &crate::redact_secrets(&finished.stderr_tail),
+            &crate::redact_secrets(&stderr_tail),
         ) {
             return Err(kind);
         }
-        let stdout = crate::redact_secrets(&String::from_utf8_lossy(&finished.stdout));
+        let stdout = crate::redact_secrets(&String::from_utf8_lossy(&stdout.0));
         let answer = extract(&stdout, self.config.answer_pointer.as_deref());
         Ok((stdout, answer))
     }
@@ -303,6 +336,28 @@ fn extract(stdout: &str, pointer: Option<&str>) -> Answer {
 impl Provider for CommandProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         Box::pin(self.call(request))
+    }
+
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            if !self.streams() {
+                let response = self.call(request).await?;
+                let _ = sink.text(&response.text);
+                return Ok(response);
+            }
+            self.call_streaming(request, sink).await
+        })
+    }
+
+    /// True unless the answer is read from a JSON envelope ([`CommandConfig::answer_pointer`]):
+    /// stdout is then not the answer's text until the envelope is complete, and the answer is
+    /// handed over whole.
+    fn streams(&self) -> bool {
+        self.config.answer_pointer.is_none()
     }
 
     fn capabilities(&self) -> Capabilities {

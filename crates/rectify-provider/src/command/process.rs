@@ -8,8 +8,9 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
+use tokio::sync::Notify;
 
-use super::capture::{Limited, Tail, read_limited_into, read_tail};
+use super::capture::{Read, Stdout, Tail, read_into, read_tail};
 use crate::ErrorKind;
 
 /// Limits for one run.
@@ -21,12 +22,18 @@ pub(crate) struct Limits {
     pub(crate) stderr_keep: usize,
 }
 
-/// What a finished command left.
+/// How a run ended.
 #[derive(Debug)]
-pub(crate) struct Finished {
-    pub(crate) status: ExitStatus,
-    pub(crate) stdout: Vec<u8>,
-    pub(crate) stderr_tail: String,
+pub(crate) enum Ran {
+    /// The program exited (stdout went to the run's [`Stdout`]).
+    Exited {
+        /// Its exit status.
+        status: ExitStatus,
+        /// The end of what it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// Its [`Stdout`] asked to stop: the group was stopped as at a timeout.
+    Stopped,
 }
 
 /// Kills the process group when dropped (also when the caller's future is cancelled).
@@ -70,12 +77,15 @@ fn spawn_in_group(mut command: Command, stdin: Stdio) -> Result<(Child, GroupGua
     Ok((child, guard))
 }
 
-/// Runs `command` in its own process group, feeding `input` on stdin.
+/// Runs `command` in its own process group, feeding `input` on stdin and handing its stdout
+/// to `out` as it is read. When `out` asks to stop, the group is stopped the way a timeout
+/// stops it (SIGTERM, `kill_grace`, SIGKILL).
 pub(crate) async fn run(
     command: Command,
     input: Option<Vec<u8>>,
     limits: Limits,
-) -> Result<Finished, ErrorKind> {
+    out: &mut dyn Stdout,
+) -> Result<Ran, ErrorKind> {
     let stdin = if input.is_some() {
         Stdio::piped()
     } else {
@@ -83,19 +93,30 @@ pub(crate) async fn run(
     };
     let (mut child, guard) = spawn_in_group(command, stdin)?;
     let tail = Tail::new(limits.stderr_keep);
-    let outcome = tokio::time::timeout(
-        limits.timeout,
-        drive(&mut child, input, &guard, &tail, limits),
-    )
-    .await;
+    let stop_asked = Notify::new();
+    let pipes = Pipes {
+        input,
+        out,
+        tail: &tail,
+        stop_asked: &stop_asked,
+    };
+    let driving = tokio::time::timeout(limits.timeout, drive(&mut child, pipes, &guard, limits));
+    let outcome = tokio::select! {
+        biased;
+        () = stop_asked.notified() => None,
+        outcome = driving => Some(outcome),
+    };
     match outcome {
-        Ok(Ok((status, stdout))) => Ok(Finished {
+        None => {
+            stop(&mut child, &guard, limits.kill_grace).await;
+            Ok(Ran::Stopped)
+        }
+        Some(Ok(Ok(status))) => Ok(Ran::Exited {
             status,
-            stdout,
             stderr_tail: tail.text(),
         }),
-        Ok(Err(kind)) => Err(kind),
-        Err(_) => {
+        Some(Ok(Err(kind))) => Err(kind),
+        Some(Err(_)) => {
             stop(&mut child, &guard, limits.kill_grace).await;
             Err(ErrorKind::Timeout {
                 after: limits.timeout,
@@ -105,31 +126,46 @@ pub(crate) async fn run(
     }
 }
 
+/// What a run reads and writes besides the process: stdin's bytes, where stdout and the end
+/// of stderr go, and the signal that stdout's receiver asked to stop.
+struct Pipes<'a> {
+    input: Option<Vec<u8>>,
+    out: &'a mut dyn Stdout,
+    tail: &'a Tail,
+    stop_asked: &'a Notify,
+}
+
 /// Writes stdin, reads stdout and stderr and waits for the exit, all at once.
 async fn drive(
     child: &mut Child,
-    input: Option<Vec<u8>>,
+    pipes: Pipes<'_>,
     guard: &GroupGuard,
-    tail: &Tail,
     limits: Limits,
-) -> Result<(ExitStatus, Vec<u8>), ErrorKind> {
+) -> Result<ExitStatus, ErrorKind> {
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let Pipes {
+        input,
+        out,
+        tail,
+        stop_asked,
+    } = pipes;
     let write = async move {
         if let (Some(mut pipe), Some(bytes)) = (stdin, input) {
             // A program that exits without reading its input closes the pipe: not an error.
             let _ = pipe.write_all(&bytes).await;
         }
     };
-    let out = Limited::default();
+    let mut read = Read::End;
     let read_out = async {
-        if let Some(pipe) = stdout
-            && read_limited_into(pipe, limits.max_stdout, &out)
-                .await
-                .is_err()
-        {
-            guard.signal(Signal::SIGKILL);
+        if let Some(pipe) = stdout {
+            read = read_into(pipe, limits.max_stdout, out).await;
+            match read {
+                Read::TooLarge => guard.signal(Signal::SIGKILL),
+                Read::Stopped => stop_asked.notify_one(),
+                Read::End => {}
+            }
         }
     };
     let read_err = async move {
@@ -143,10 +179,12 @@ async fn drive(
     let status = status.map_err(|e| ErrorKind::Spawn {
         message: format!("waiting for the command: {e}"),
     })?;
-    let stdout = out.take().map_err(|()| ErrorKind::TooLarge {
-        limit: limits.max_stdout,
-    })?;
-    Ok((status, stdout))
+    if read == Read::TooLarge {
+        return Err(ErrorKind::TooLarge {
+            limit: limits.max_stdout,
+        });
+    }
+    Ok(status)
 }
 
 /// Waits for the program's exit while `reads` drain its pipes. When it has exited, a

@@ -1,6 +1,13 @@
 //! API keys that never show up in output.
 
+mod stream;
+
 use std::fmt;
+
+pub use stream::Redactor;
+
+/// Secrets shorter than this are not redacted: replacing them could mangle ordinary text.
+const MIN_SECRET_LEN: usize = 6;
 
 /// The environment variables that hold the keys of the providers rectify talks to. Agents
 /// (command providers, command validators) are started without them, and without the names in
@@ -88,7 +95,7 @@ impl fmt::Debug for ApiKey {
 /// Replaces every occurrence of `secret` in `text` with `***` (short secrets are left alone so
 /// that redaction cannot mangle ordinary text).
 pub fn redact_secret(text: &str, secret: &str) -> String {
-    if secret.len() < 6 {
+    if secret.len() < MIN_SECRET_LEN {
         text.to_owned()
     } else {
         text.replace(secret, "***")
