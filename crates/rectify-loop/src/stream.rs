@@ -97,9 +97,22 @@ pub(crate) fn keep_why_stopped(
     unsafe_repairs: bool,
     text: &str,
 ) {
-    let Some(why) = schema.and_then(|schema| why_stopped(schema, unsafe_repairs, text)) else {
+    let Some(mut why) = schema.and_then(|schema| why_stopped(schema, unsafe_repairs, text)) else {
         return;
     };
+    // Named as the full check names its schema (`schema:PATH` for a schema file).
+    if let Some(source) = report
+        .diagnostics
+        .iter()
+        .map(|d| d.source.as_str())
+        .find(|s| s.starts_with("schema:"))
+    {
+        for d in &mut why {
+            if d.source == "schema" {
+                d.source = source.to_owned();
+            }
+        }
+    }
     report.diagnostics.retain(|d| !d.is_error());
     report.extend(why);
 }
