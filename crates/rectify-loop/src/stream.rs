@@ -109,7 +109,7 @@ pub(crate) fn keep_why_stopped(
     {
         for d in &mut why {
             if d.source == "schema" {
-                d.source = source.to_owned();
+                source.clone_into(&mut d.source);
             }
         }
     }
