@@ -225,3 +225,29 @@ async fn anthropic_error_events_are_transport_errors() {
     let error = response.unwrap_err();
     assert!(error.to_string().contains("Overloaded"), "{error}");
 }
+
+#[tokio::test]
+async fn a_recording_streams_through_and_records_the_stopped_answer() {
+    let server = FakeServer::start([sse(openai_sse(&["{\"a\"", ": 1", "}"]))])
+        .await
+        .unwrap();
+    let (live, _) = openai(&server, RetryPolicy::default());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("calls.json");
+    let recorder =
+        rectify_provider::replay::RecordingProvider::new(std::sync::Arc::new(live), &path);
+    assert!(recorder.streams());
+    let (pieces, response) = stream(&recorder, 1).await;
+    assert_eq!(pieces, ["{\"a\""]);
+    assert_eq!(
+        response.unwrap().finish_reason,
+        FinishReason::Other(STOPPED.into())
+    );
+    let cassette = rectify_provider::replay::Cassette::load(&path).unwrap();
+    let rectify_provider::replay::Recorded::Response(recorded) = &cassette.interactions[0].result
+    else {
+        panic!("not a response")
+    };
+    assert_eq!(recorded.text, "{\"a\"");
+    assert_eq!(recorded.finish_reason, FinishReason::Other(STOPPED.into()));
+}

@@ -4,10 +4,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{Cassette, Interaction, Recorded, Redactor};
-use crate::{ApiKey, Capabilities, CompletionFuture, Provider, ProviderError, Request, Response};
+use crate::{
+    ApiKey, Capabilities, CompletionFuture, Provider, ProviderError, Request, Response, StreamSink,
+};
 
 /// Wraps a provider and appends every call to a cassette file (written after each call,
-/// atomically), with secrets redacted. Answers and errors pass through unchanged.
+/// atomically), with secrets redacted. Answers and errors pass through unchanged, streamed
+/// when the inner provider streams.
 #[derive(Debug)]
 pub struct RecordingProvider {
     inner: Arc<dyn Provider>,
@@ -55,6 +58,15 @@ impl RecordingProvider {
 
     async fn call(&self, request: &Request) -> Result<Response, ProviderError> {
         let result = self.inner.complete(request).await;
+        self.record(request, result)
+    }
+
+    /// Appends one call's result to the cassette and passes it through.
+    fn record(
+        &self,
+        request: &Request,
+        result: Result<Response, ProviderError>,
+    ) -> Result<Response, ProviderError> {
         let recorded = match &result {
             Ok(response) => Recorded::Response(response.clone()),
             Err(error) => Recorded::Error(error.clone()),
@@ -85,6 +97,23 @@ impl RecordingProvider {
 impl Provider for RecordingProvider {
     fn complete<'a>(&'a self, request: &'a Request) -> CompletionFuture<'a> {
         Box::pin(self.call(request))
+    }
+
+    /// Streams through the inner provider (a stopped answer is recorded as it stopped; a
+    /// replay hands it over whole).
+    fn complete_streaming<'a>(
+        &'a self,
+        request: &'a Request,
+        sink: &'a mut dyn StreamSink,
+    ) -> CompletionFuture<'a> {
+        Box::pin(async move {
+            let result = self.inner.complete_streaming(request, sink).await;
+            self.record(request, result)
+        })
+    }
+
+    fn streams(&self) -> bool {
+        self.inner.streams()
     }
 
     fn capabilities(&self) -> Capabilities {
