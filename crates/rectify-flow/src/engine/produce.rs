@@ -306,7 +306,12 @@ impl Runner {
             Called::Answer(r) => {
                 // Judged like `rectify ask` judges an answer: cut off or refused is an error.
                 problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
-                let stopped = why_stopped(&r, call.request.schema.as_ref());
+                // The answer's schema (a command agent is not sent it, but was read by it).
+                let schema = resolved
+                    .answer
+                    .as_ref()
+                    .and_then(|(check, _)| answer_schema(check, &self.schemas));
+                let stopped = why_stopped(&r, schema.as_ref());
                 Produced::Ran {
                     answer: Some(r.text),
                     problems,

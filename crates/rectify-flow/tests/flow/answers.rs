@@ -417,10 +417,10 @@ fn a_command_agent_whose_answer_goes_wrong_early_is_stopped_and_asked_again() {
     f.script(
         "triage",
         r#"if [ "$n" = 1 ]; then
-  printf '{"status": "OPENED!", "notes": ["'
+  printf '{"status": "OPENED!", '
   sleep 60
   touch "$LOG/waited"
-  printf 'late"]}'
+  printf '"notes": ["late"]}'
 else
   printf '{"status": "open", "notes": []}'
 fi"#,
@@ -443,4 +443,7 @@ fi"#,
         serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
     assert!(report.contains("OPENED!"), "{report}");
     assert!(!report.contains("late"), "{report}");
+    // Sent back for its status only (the agent is not sent the schema, but was read by it).
+    assert!(report.contains("schema.enum"), "{report}");
+    assert!(!report.contains("schema.required"), "{report}");
 }
