@@ -81,7 +81,9 @@ pub use function::{FnProvider, from_fn};
 #[cfg(feature = "http")]
 pub use http::HttpOptions;
 pub use pricing::{ModelPrice, Pricing};
-pub use provider::{BROKEN, BoxFuture, CompletionFuture, Provider, STOPPED, StreamSink};
+pub use provider::{
+    BROKEN, BoxFuture, CompletionFuture, Provider, STOPPED, StreamSink, hand_over_whole,
+};
 pub use request::{Message, Request, Role};
 pub use response::{FinishReason, Response, Usage};
 #[cfg(all(target_os = "linux", feature = "command"))]

@@ -59,17 +59,25 @@ pub trait Provider: Send + Sync {
         request: &'a Request,
         sink: &'a mut dyn StreamSink,
     ) -> CompletionFuture<'a> {
-        Box::pin(async move {
-            let response = self.complete(request).await?;
-            let _ = sink.text(&response.text);
-            Ok(response)
-        })
+        Box::pin(hand_over_whole(self, request, sink))
     }
 
     /// True when [`Provider::complete_streaming`] hands text over as it arrives.
     fn streams(&self) -> bool {
         false
     }
+}
+
+/// [`Provider::complete_streaming`] for a provider that cannot stream (or not this call):
+/// the whole answer, then its text handed to `sink` at once.
+pub async fn hand_over_whole<P: Provider + ?Sized>(
+    provider: &P,
+    request: &Request,
+    sink: &mut dyn StreamSink,
+) -> Result<Response, ProviderError> {
+    let response = provider.complete(request).await?;
+    let _ = sink.text(&response.text);
+    Ok(response)
 }
 
 impl std::fmt::Debug for dyn Provider {

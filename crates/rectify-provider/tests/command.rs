@@ -1,10 +1,13 @@
 //! Command-line agents, tested with small shell scripts in a temporary directory.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::process::{wait_for_pid, wait_until_dead};
 use rectify_provider::command::{CommandConfig, CommandProvider, PromptInput};
 use rectify_provider::retry::{RecordingSleeper, Retrier, RetryPolicy};
 use rectify_provider::{ErrorKind, Message, Provider, Request, Usage};
@@ -152,16 +155,6 @@ async fn megabytes_of_stderr_neither_block_nor_fill_memory() {
     );
     let response = provider(ok).complete(&Request::new("x")).await.unwrap();
     assert_eq!(response.text, "answer\n");
-}
-
-/// Whether process `pid` is gone (or a zombie waiting for its reaper).
-fn is_dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z')),
-    }
 }
 
 #[tokio::test]
@@ -345,29 +338,6 @@ async fn a_cancelled_call_kills_the_group() {
             assert!(wait_until_dead(pid).await, "background child {pid} survived the cancelled call");
         }
     }
-}
-
-/// Waits (bounded) for a script to write a pid into `file`.
-async fn wait_for_pid(file: &Path) -> u32 {
-    for _ in 0..500 {
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        if let (Ok(pid), true) = (text.trim().parse(), text.ends_with('\n')) {
-            return pid;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("no pid written to {}", file.display());
-}
-
-/// Waits (bounded) for `pid` to die; whether it did.
-async fn wait_until_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if is_dead(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    is_dead(pid)
 }
 
 /// A background child that keeps stdout open after the program exits does not hold the call

@@ -2,11 +2,14 @@
 //! small shell scripts that wait for the sink to have seen their first words.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::process::{wait_for_pid, wait_until_dead};
 use rectify_provider::command::{CommandConfig, CommandProvider};
 use rectify_provider::retry::{RecordingSleeper, Retrier, RetryPolicy};
 use rectify_provider::{
@@ -74,35 +77,6 @@ async fn text_reaches_the_sink_while_the_program_runs() {
     assert!(pieces.len() >= 2, "{pieces:?}");
 }
 
-/// Whether process `pid` is gone (or a zombie waiting for its reaper).
-fn is_dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z')),
-    }
-}
-
-/// Waits (bounded) for `pid` to die; whether it did.
-async fn wait_until_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if is_dead(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    is_dead(pid)
-}
-
-fn read_pid(file: &PathBuf) -> u32 {
-    std::fs::read_to_string(file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 /// The sink stops the answer at its first piece: the call returns at once with what arrived,
 /// `finish_reason` stopped, and the program's whole group (the script and the `sleep` it
 /// waits on) is killed, SIGTERM ignored or not.
@@ -130,7 +104,7 @@ async fn a_stop_from_the_sink_kills_the_group_and_keeps_what_arrived() {
         response.text
     );
     assert_eq!(response.raw, response.text);
-    for pid in [read_pid(&shell), read_pid(&child)] {
+    for pid in [wait_for_pid(&shell).await, wait_for_pid(&child).await] {
         assert!(wait_until_dead(pid).await, "{pid} survived the stop");
     }
 }

@@ -240,7 +240,7 @@ impl Runner {
             // its answer is read as it arrives against it all the same.
             let provider = streaming(provider, schema.as_ref());
             if spec.kind != ProviderKind::Command {
-                request.schema = schema;
+                request.schema.clone_from(&schema);
             }
             let policy = self.producer_policy(step, resolved);
             let call = AgentCall {
@@ -248,6 +248,7 @@ impl Runner {
                 request: &request,
                 view: view.as_ref(),
                 policy: &policy,
+                schema: schema.as_ref(),
             };
             return Ok(self.run_agent(unit, resolved, call, record).await);
         }
@@ -306,12 +307,7 @@ impl Runner {
             Called::Answer(r) => {
                 // Judged like `rectify ask` judges an answer: cut off or refused is an error.
                 problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
-                // The answer's schema (a command agent is not sent it, but was read by it).
-                let schema = resolved
-                    .answer
-                    .as_ref()
-                    .and_then(|(check, _)| answer_schema(check, &self.schemas));
-                let stopped = why_stopped(&r, schema.as_ref());
+                let stopped = why_stopped(&r, call.schema);
                 Produced::Ran {
                     answer: Some(r.text),
                     problems,
@@ -442,6 +438,9 @@ pub(crate) struct AgentCall<'a> {
     pub request: &'a Request,
     pub view: Option<&'a (crate::isolate::View, u64)>,
     pub policy: &'a Policy,
+    /// The answer's schema, which its answer is read against (also for a command agent,
+    /// which is not sent it).
+    pub schema: Option<&'a Value>,
 }
 
 /// A request for `agent`: the prompt, the call's time limit, the agent's turns and tools.

@@ -345,9 +345,7 @@ impl Provider for CommandProvider {
     ) -> CompletionFuture<'a> {
         Box::pin(async move {
             if !self.streams() {
-                let response = self.call(request).await?;
-                let _ = sink.text(&response.text);
-                return Ok(response);
+                return crate::provider::hand_over_whole(self, request, sink).await;
             }
             self.call_streaming(request, sink).await
         })

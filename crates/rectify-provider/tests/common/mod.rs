@@ -12,6 +12,8 @@ use rectify_provider::retry::{RecordingSleeper, Retrier, RetryPolicy};
 use rectify_provider::{ApiKey, HttpOptions};
 use rectify_test::fake_server::FakeServer;
 
+pub mod process;
+
 /// The key the tests send; it must never show up in errors or cassettes.
 pub const KEY: &str = "sk-test-0123456789abcdef";
 

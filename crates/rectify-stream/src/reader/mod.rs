@@ -363,9 +363,7 @@ impl Reader {
     /// Before the value: white space, then `{`, `[`, a fence line, or prose.
     fn start(&mut self) -> bool {
         let bytes = self.text.as_bytes();
-        while bytes.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
-            self.pos += 1;
-        }
+        self.pos = skip_space(bytes, self.pos);
         let rest = &bytes[self.pos.min(bytes.len())..];
         match rest.first() {
             None => false,
