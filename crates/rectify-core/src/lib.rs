@@ -27,7 +27,9 @@ mod verdict;
 pub use diagnostic::{Diagnostic, Severity, truncate_received};
 pub use document::{Document, Section};
 pub use format::Format;
-pub use location::{Location, Span, pointer_segments, pointer_to_path, push_pointer};
+pub use location::{
+    Location, Seg, Span, pointer_of, pointer_segments, pointer_to_path, push_pointer,
+};
 pub use repair::{Applicability, Repair};
 pub use report::Report;
 pub use spans::{Key, NodeId, SpanMap, SpanMapBuilder};

@@ -68,6 +68,29 @@ impl Location {
     }
 }
 
+/// One step from a container to a value in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seg<'a> {
+    /// An object member.
+    Key(&'a str),
+    /// An array item.
+    Index(usize),
+}
+
+/// The JSON Pointer of a path given as segments.
+pub fn pointer_of<'a>(segs: impl IntoIterator<Item = Seg<'a>>) -> String {
+    let mut out = String::new();
+    for seg in segs {
+        match seg {
+            Seg::Key(key) => push_pointer(&mut out, key),
+            Seg::Index(i) => {
+                let _ = write!(out, "/{i}");
+            }
+        }
+    }
+    out
+}
+
 /// Appends one segment to a JSON Pointer, escaping `~` and `/`.
 pub fn push_pointer(pointer: &mut String, segment: &str) {
     pointer.push('/');

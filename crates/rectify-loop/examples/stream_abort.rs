@@ -7,7 +7,11 @@
 //! then ~2,000 tokens; the second is valid. Without streaming the loop pays for the whole
 //! first answer; with [`Streaming`] it stops it at the first field and asks again.
 //!
-//! `cargo run --release -p rectify-loop --example stream_abort [runs]`
+//! With `rule` as the second argument the answer is a plan of ~2,000 tokens of tasks, and the
+//! first answer's third task names a phase the rules file's plan document does not have
+//! (`each: $.tasks[*].phase`, `in: plan:$.phases[*]`): a rule error on a completed array item.
+//!
+//! `cargo run --release -p rectify-loop --example stream_abort [runs] [enum|rule]`
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -15,7 +19,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rectify_loop::{Engine, LoopConfig, Streaming, Task};
+use rectify_check::{Checker, RuleSet};
+use rectify_loop::{Engine, LoopConfig, Task};
 use rectify_provider::openai::{OpenAiConfig, OpenAiProvider};
 use rectify_stream::{PrefixChecker, PrefixOptions};
 use serde_json::{Value, json};
@@ -25,22 +30,74 @@ use tokio::net::{TcpListener, TcpStream};
 const TOKEN_MS: u64 = 1;
 const TOKENS: usize = 2_000;
 
-fn schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["status", "notes"],
-        "properties": {
-            "status": {"enum": ["open", "closed"]},
-            "notes": {"type": "array", "items": {"type": "string"}}
-        }
-    })
+/// What goes wrong in the first answer.
+#[derive(Clone, Copy, PartialEq)]
+enum Scenario {
+    /// A wrong enum value in the first field.
+    Enum,
+    /// The third item of a list names a phase another document does not have.
+    Rule,
 }
 
-/// The answer's tokens: `{"status": "<status>", "notes": ["word", ...]}` cut in ~4-byte
-/// pieces, about `TOKENS` of them.
-fn tokens(status: &str) -> Vec<String> {
-    let notes: Vec<String> = (0..TOKENS / 3).map(|i| format!("n{i}")).collect();
-    let text = json!({"status": status, "notes": notes}).to_string();
+fn schema(scenario: Scenario) -> Value {
+    match scenario {
+        Scenario::Enum => json!({
+            "type": "object",
+            "required": ["status", "notes"],
+            "properties": {
+                "status": {"enum": ["open", "closed"]},
+                "notes": {"type": "array", "items": {"type": "string"}}
+            }
+        }),
+        Scenario::Rule => json!({
+            "type": "object",
+            "required": ["goal", "tasks"],
+            "properties": {
+                "goal": {"type": "string"},
+                "tasks": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["id", "phase"],
+                    "properties": {"id": {"type": "string"}, "phase": {"type": "string"}}
+                }}
+            }
+        }),
+    }
+}
+
+/// The rules of [`Scenario::Rule`], with the plan document they refer to.
+fn rules() -> Checker {
+    let rules = RuleSet::from_value(
+        &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
+        None,
+    )
+    .unwrap();
+    let plan = rectify_core::Document::from_value(json!({"phases": ["design", "build"]}));
+    Checker::builder()
+        .rules(rules)
+        .reference("plan", plan)
+        .build()
+        .unwrap()
+}
+
+/// The answer's tokens, cut in ~4-byte pieces, about `TOKENS` of them: `{"status": ...,
+/// "notes": [...]}` or `{"goal": ..., "tasks": [...]}`.
+fn tokens(scenario: Scenario, bad: bool) -> Vec<String> {
+    let text = match scenario {
+        Scenario::Enum => {
+            let notes: Vec<String> = (0..TOKENS / 3).map(|i| format!("n{i}")).collect();
+            let status = if bad { "OPENED!" } else { "open" };
+            json!({"status": status, "notes": notes}).to_string()
+        }
+        Scenario::Rule => {
+            let tasks: Vec<Value> = (0..TOKENS / 8)
+                .map(|i| {
+                    let phase = if bad && i == 2 { "ship" } else { "build" };
+                    json!({"id": format!("t{i}"), "phase": phase})
+                })
+                .collect();
+            json!({"goal": "release", "tasks": tasks}).to_string()
+        }
+    };
     text.as_bytes()
         .chunks(4)
         .map(|c| String::from_utf8_lossy(c).into_owned())
@@ -48,19 +105,15 @@ fn tokens(status: &str) -> Vec<String> {
 }
 
 /// Serves answers in turn (bad, good, bad, good, ...), counting tokens sent.
-async fn serve(listener: TcpListener, sent: Arc<AtomicU64>) {
+async fn serve(listener: TcpListener, sent: Arc<AtomicU64>, scenario: Scenario) {
     let mut turn = 0u64;
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             return;
         };
-        let status = if turn.is_multiple_of(2) {
-            "OPENED!"
-        } else {
-            "open"
-        };
+        let bad = turn.is_multiple_of(2);
         turn += 1;
-        tokio::spawn(answer(stream, tokens(status), Arc::clone(&sent)));
+        tokio::spawn(answer(stream, tokens(scenario, bad), Arc::clone(&sent)));
     }
 }
 
@@ -141,22 +194,27 @@ async fn chunk(stream: &mut TcpStream, data: &str) -> std::io::Result<()> {
     stream.flush().await
 }
 
-async fn run(streaming: bool, runs: usize) -> (u64, Duration, usize) {
+async fn run(streaming: bool, runs: usize, scenario: Scenario) -> (u64, Duration, usize) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let sent = Arc::new(AtomicU64::new(0));
-    tokio::spawn(serve(listener, Arc::clone(&sent)));
+    tokio::spawn(serve(listener, Arc::clone(&sent), scenario));
     let provider = OpenAiProvider::new(OpenAiConfig::new("scripted").with_base_url(url)).unwrap();
-    let engine = if streaming {
-        let checker = Arc::new(PrefixChecker::new(&schema(), PrefixOptions::default()));
-        Engine::new(Streaming::new(provider, checker))
-    } else {
-        Engine::new(provider)
-    };
-    let engine = engine.with_config(LoopConfig::default());
-    let task = Task::new("Report the status and notes as JSON.")
-        .schema(schema())
+    let rules = Arc::new(rules());
+    let engine = Engine::new(provider).with_config(LoopConfig::default());
+    let mut task = Task::new("Answer as JSON.")
+        .schema(schema(scenario))
         .unwrap();
+    let mut checker = PrefixChecker::new(&schema(scenario), PrefixOptions::default());
+    if scenario == Scenario::Rule {
+        task = task.checker(Arc::clone(&rules));
+        checker = checker.with_rules(&rules);
+    }
+    let engine = if streaming {
+        engine.streaming(&Arc::new(checker), None)
+    } else {
+        engine
+    };
     let start = Instant::now();
     let mut valid = 0;
     for _ in 0..runs {
@@ -175,10 +233,17 @@ async fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
-    let (tokens_plain, time_plain, valid_plain) = run(false, runs).await;
-    let (tokens_stream, time_stream, valid_stream) = run(true, runs).await;
+    let scenario = match std::env::args().nth(2).as_deref() {
+        Some("rule") => Scenario::Rule,
+        _ => Scenario::Enum,
+    };
+    let (tokens_plain, time_plain, valid_plain) = run(false, runs, scenario).await;
+    let (tokens_stream, time_stream, valid_stream) = run(true, runs, scenario).await;
     let per = |t: u64, v: usize| t as f64 / v.max(1) as f64;
-    println!("runs: {runs}, tokens per answer: ~{}", tokens("open").len());
+    println!(
+        "runs: {runs}, tokens per answer: ~{}",
+        tokens(scenario, false).len()
+    );
     println!(
         "without streaming: {valid_plain} valid, {:.0} output tokens per valid answer, {:.2} s per valid answer",
         per(tokens_plain, valid_plain),

@@ -88,16 +88,15 @@ impl<P: Provider> Streaming<P> {
 
 /// The errors of an answer stopped by [`Streaming`] become why it was stopped. Judged
 /// whole, the cut text also fails for what had not arrived yet (a required member still to
-/// come, a string cut mid-way), which is not a mistake to feed back; the prefix judge, run
-/// again over the same text under the same schema, says what was wrong. Warnings are kept;
+/// come, a string cut mid-way), which is not a mistake to feed back; the prefix judge that
+/// stopped it, run again over the same text, says what was wrong. Warnings are kept;
 /// nothing changes when the prefix judge finds nothing (the stop was not ours).
 pub(crate) fn keep_why_stopped(
     report: &mut rectify_core::Report,
-    schema: Option<&serde_json::Value>,
-    unsafe_repairs: bool,
+    checker: Option<&Arc<PrefixChecker>>,
     text: &str,
 ) {
-    let Some(mut why) = schema.and_then(|schema| why_stopped(schema, unsafe_repairs, text)) else {
+    let Some(mut why) = checker.and_then(|checker| why_stopped(checker, text)) else {
         return;
     };
     // Named as the full check names its schema (`schema:PATH` for a schema file).
@@ -117,17 +116,12 @@ pub(crate) fn keep_why_stopped(
     report.extend(why);
 }
 
-/// Why an answer [`Streaming`] stopped can no longer be valid: the prefix judge run again
-/// over its text under `schema`; `None` when it finds nothing (the stop was not ours). These
-/// are the errors to feed back for a stopped answer: judged whole, the cut text also fails
-/// for what had not arrived yet.
-pub fn why_stopped(
-    schema: &serde_json::Value,
-    unsafe_repairs: bool,
-    text: &str,
-) -> Option<Vec<Diagnostic>> {
-    let checker = PrefixChecker::new(schema, rectify_stream::PrefixOptions { unsafe_repairs });
-    match StreamJudge::new(Arc::new(checker)).push(text) {
+/// Why an answer [`Streaming`] stopped can no longer be valid: `checker` (the one that
+/// stopped it) run again over its text; `None` when it finds nothing (the stop was not
+/// ours). These are the errors to feed back for a stopped answer: judged whole, the cut text
+/// also fails for what had not arrived yet.
+pub fn why_stopped(checker: &Arc<PrefixChecker>, text: &str) -> Option<Vec<Diagnostic>> {
+    match StreamJudge::new(Arc::clone(checker)).push(text) {
         Ok(Verdict::Doomed(why)) => Some(why),
         _ => None,
     }

@@ -207,6 +207,16 @@ impl Task {
         self.schema.as_ref().map(|s| &s.value)
     }
 
+    /// Where the schema came from (`schema`, or its file's path), if one was set.
+    pub fn schema_origin(&self) -> Option<&str> {
+        self.schema.as_ref().map(|s| s.compiled.origin())
+    }
+
+    /// The checker (rules and their reference documents, further schemas), if one was set.
+    pub fn checker_value(&self) -> Option<&Arc<Checker>> {
+        self.checker.as_ref()
+    }
+
     /// Runs every check on a value: the schema, the checker, then the validators.
     pub fn check_value(&self, value: &Value) -> Vec<Diagnostic> {
         self.judge(RepairPolicy::Off).check_value(value)

@@ -115,6 +115,21 @@ async fn the_caller_stops_a_stream_and_keeps_what_arrived() {
     assert_eq!(pieces, ["{\"a\""]);
     assert_eq!(response.text, "{\"a\"");
     assert_eq!(response.finish_reason, FinishReason::Other(STOPPED.into()));
+    // Usage comes at the end: what was paid for is counted from the events received.
+    assert_eq!(response.usage, Usage::new(0, 1));
+}
+
+#[tokio::test]
+async fn an_anthropic_stream_stopped_counts_its_input_and_at_least_its_deltas() {
+    let server = FakeServer::start([sse(anthropic_sse(&["{\"a\"", ": 1", "}"]))])
+        .await
+        .unwrap();
+    let (provider, _) = anthropic(&server, RetryPolicy::default());
+    let (pieces, response) = stream(&provider, 2).await;
+    let response = response.unwrap();
+    assert_eq!(pieces, ["{\"a\"", ": 1"]);
+    assert_eq!(response.finish_reason, FinishReason::Other(STOPPED.into()));
+    assert_eq!(response.usage, Usage::new(20, 2));
 }
 
 #[tokio::test]

@@ -219,3 +219,100 @@ fn an_object_where_the_type_leaves_objects_out_is_stopped_as_it_opens() {
     };
     assert_eq!(judge_with(&schema, unsafe_repairs, r#"{"tags": [{"#), None);
 }
+
+/// A plan whose tasks name phases of another document and have unique ids.
+fn plan_checker() -> Arc<PrefixChecker> {
+    let schema = json!({
+        "type": "object",
+        "required": ["goal", "tasks"],
+        "properties": {
+            "goal": {"type": "string"},
+            "tasks": {"type": "array", "items": {
+                "type": "object",
+                "required": ["id", "phase"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "phase": {"type": "string"},
+                    "files": {"type": "array", "items": {"type": "string"}}
+                }
+            }}
+        }
+    });
+    let rules = rectify_check::RuleSet::from_value(
+        &json!({"rules": [
+            {"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"},
+            {"id": "ids", "unique": "$.tasks[*].id"},
+            {"id": "files", "each": "$.tasks[*]", "required_nonempty": ["$.files"]},
+            {"id": "goal", "required_nonempty": ["$.goal"]}
+        ]}),
+        None,
+    )
+    .unwrap();
+    let checker = rectify_check::Checker::builder()
+        .rules(rules)
+        .reference(
+            "plan",
+            rectify_core::Document::from_value(json!({"phases": ["design", "build"]})),
+        )
+        .build()
+        .unwrap();
+    Arc::new(PrefixChecker::new(&schema, PrefixOptions::default()).with_rules(&checker))
+}
+
+/// The first doomed error's code and pointer, and how many bytes had arrived then.
+fn judge_plan(text: &str) -> Option<(String, String, usize)> {
+    let mut judge = StreamJudge::new(plan_checker());
+    let mut buf = [0u8; 4];
+    for (at, c) in text.char_indices() {
+        if let Verdict::Doomed(why) = judge.push(c.encode_utf8(&mut buf)).unwrap() {
+            let first = &why[0];
+            return Some((first.code.clone(), first.location.pointer.clone(), at + 1));
+        }
+    }
+    None
+}
+
+#[test]
+fn a_completed_item_that_breaks_a_rule_stops_the_answer() {
+    let item = r#"{"id": "T1", "phase": "design", "files": ["a.rs"]}"#;
+    let valid = format!(
+        r#"{{"goal": "", "tasks": [{item}, {{"id": "T2", "phase": "build", "files": ["b"]}}]}}"#
+    );
+    assert_eq!(judge_plan(&valid), None, "the whole-document rule waits");
+
+    let bad_phase =
+        format!(r#"{{"tasks": [{item}, {{"id": "T2", "phase": "ship", "files": ["b"]}}, "#);
+    let (code, pointer, at) = judge_plan(&bad_phase).unwrap();
+    assert_eq!(
+        (code.as_str(), pointer.as_str()),
+        ("rule.ref", "/tasks/1/phase")
+    );
+    assert!(
+        bad_phase[..at].ends_with("},"),
+        "judged once the item is complete: {}",
+        &bad_phase[..at]
+    );
+
+    let repeated =
+        format!(r#"{{"tasks": [{item}, {{"id": "T1", "phase": "build", "files": ["b"]}}]"#);
+    let (code, pointer, _) = judge_plan(&repeated).unwrap();
+    assert_eq!(
+        (code.as_str(), pointer.as_str()),
+        ("rule.unique", "/tasks/1/id")
+    );
+
+    let empty = r#"{"tasks": [{"id": "T1", "phase": "design", "files": []}, "#;
+    let (code, pointer, _) = judge_plan(empty).unwrap();
+    assert_eq!(
+        (code.as_str(), pointer.as_str()),
+        ("rule.required_nonempty", "/tasks/0/files")
+    );
+}
+
+#[test]
+fn an_item_invalid_under_its_schema_is_not_judged_by_the_rules() {
+    // `"id": 7` is repaired to `"7"` by the full judge: the rules see the repaired value,
+    // which this item's own text does not hold, so the item is left to the full judge.
+    let text = r#"{"tasks": [{"id": "T1", "phase": "design", "files": ["a"]}, {"id": 7, "phase": "design", "files": ["b"]}, {"id": "7", "phase": "design", "files": ["c"]}], "goal": "g"}"#;
+    assert_eq!(judge_plan(text), None);
+}

@@ -159,3 +159,143 @@ proptest::proptest! {
         }
     }
 }
+
+/// The plan schema and rules of the rule property below: tasks that name phases of another
+/// document, unique ids, files under each task, and a rule over the whole document.
+fn plan_parts() -> (Value, rectify_check::RuleSet, rectify_check::References) {
+    let schema = json!({
+        "type": "object",
+        "required": ["goal", "tasks"],
+        "properties": {
+            "goal": {"type": "string"},
+            "tasks": {"type": "array", "items": {
+                "type": "object",
+                "required": ["id", "phase"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "phase": {"type": "string"},
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "steps": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}}
+                }
+            }}
+        }
+    });
+    let rules = rectify_check::RuleSet::from_value(
+        &json!({"rules": [
+            {"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"},
+            {"id": "ids", "unique": "$..id"},
+            {"id": "files", "each": "$.tasks[*]", "any_nonempty": ["$.files", "$.steps"]},
+            {"id": "named", "each": "$.tasks[*].steps[*]", "required_nonempty": ["$.id"]},
+            {"id": "goal", "required_nonempty": ["$.goal"]}
+        ]}),
+        None,
+    )
+    .unwrap();
+    let plan = rectify_core::Document::from_value(json!({"phases": ["design", "build"]}));
+    let refs = std::collections::BTreeMap::from([("plan".to_owned(), plan)]);
+    (schema, rules, refs)
+}
+
+fn task() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let id = proptest::sample::select(vec!["T1", "T2", "T3", "S1", "S2", "S3"]);
+    let phase = proptest::sample::select(vec!["design", "build", "ship", "Design"]);
+    let files = proptest::collection::vec(proptest::sample::select(vec!["a.rs", "b.rs", ""]), 0..3);
+    let steps = proptest::collection::vec(proptest::option::of(id.clone()), 0..3);
+    (id, phase, proptest::option::of(files), steps, any::<bool>()).prop_map(
+        |(id, phase, files, steps, numeric)| {
+            let mut task = json!({"id": id, "phase": phase});
+            if numeric {
+                task["id"] = json!(7); // repaired to "7" by the full judge
+            }
+            if let Some(files) = files {
+                task["files"] = json!(files);
+            }
+            if !steps.is_empty() {
+                task["steps"] = Value::Array(
+                    steps
+                        .into_iter()
+                        .map(|s| s.map_or(json!({}), |s| json!({"id": s})))
+                        .collect(),
+                );
+            }
+            task
+        },
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// An answer the full judge accepts under a rules file (references into another
+    /// document, unique ids at any depth, non-empty members under `each`) is never judged
+    /// doomed on any prefix, however it is written (compact or pretty, fenced, members in
+    /// any order).
+    #[test]
+    fn an_answer_valid_under_rules_is_never_judged_doomed(
+        tasks in proptest::collection::vec(task(), 0..4),
+        goal in proptest::sample::select(vec!["", "ship it"]),
+        goal_last in proptest::bool::ANY,
+        pretty in proptest::bool::ANY,
+        fenced in proptest::bool::ANY,
+    ) {
+        let (schema, rules, refs) = plan_parts();
+        let (_, judged_rules, judged_refs) = plan_parts();
+        let mut doc = serde_json::Map::new();
+        if !goal_last {
+            doc.insert("goal".into(), json!(goal));
+        }
+        doc.insert("tasks".into(), Value::Array(tasks));
+        if goal_last {
+            doc.insert("goal".into(), json!(goal));
+        }
+        let doc = Value::Object(doc);
+        let mut text = if pretty {
+            serde_json::to_string_pretty(&doc).unwrap()
+        } else {
+            doc.to_string()
+        };
+        if fenced {
+            text = format!("Here it is:\n```json\n{text}\n```\n");
+        }
+        let validator = rectify_judge::Validator::builder()
+            .schema_value(schema.clone())
+            .rules(judged_rules, judged_refs)
+            .build()
+            .unwrap();
+        let checker = rectify_check::Checker::builder()
+            .rules(rules)
+            .references(refs)
+            .build()
+            .unwrap();
+        let prefix = Arc::new(PrefixChecker::new(&schema, PrefixOptions::default()).with_rules(&checker));
+        let mut judge = StreamJudge::new(prefix);
+        let mut buf = [0u8; 4];
+        let mut doomed = None;
+        for c in text.chars() {
+            if let Verdict::Doomed(why) = judge.push(c.encode_utf8(&mut buf)).unwrap() {
+                doomed = Some(why);
+                break;
+            }
+        }
+        let judgement = validator.validate(&text);
+        if judgement.is_valid() {
+            proptest::prop_assert!(doomed.is_none(), "{} judged doomed: {:?}", text, doomed);
+        }
+        if let Some(why) = doomed {
+            // What stopped it is what the full judge finds too (for `unique`, the pair may
+            // be named from its other end: items complete inner ones first).
+            let report = judgement.into_report();
+            for d in &why {
+                let same = |full: &rectify_core::Diagnostic| {
+                    full.code == d.code
+                        && (full.location.pointer == d.location.pointer || d.code == "rule.unique")
+                };
+                proptest::prop_assert!(
+                    report.diagnostics.iter().any(same),
+                    "{} stopped for {:?}, which the full judge does not find: {:?}", text, d, report.diagnostics
+                );
+            }
+        }
+    }
+}

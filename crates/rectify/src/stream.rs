@@ -103,13 +103,20 @@ impl<R: Send + 'static> RunStream<R> {
         O: Future<Output = R> + Send + 'static,
     {
         let queue = Arc::new(Queue::default());
-        let checker = Arc::new(PrefixChecker::new(
+        let mut checker = PrefixChecker::new(
             task.schema_value()
                 .unwrap_or(&serde_json::Value::Bool(true)),
             PrefixOptions {
                 unsafe_repairs: engine.config().allow_unsafe_repairs,
             },
-        ));
+        );
+        if let Some(rules) = task.checker_value() {
+            checker = checker.with_rules(rules);
+        }
+        if let Some(origin) = task.schema_origin().filter(|o| *o != "schema") {
+            checker = checker.with_source(format!("schema:{origin}"));
+        }
+        let checker = Arc::new(checker);
         let events: rectify_loop::StreamEvents = {
             let queue = Arc::clone(&queue);
             Arc::new(move |event: &StreamEvent| queue.stream_event(event))

@@ -150,3 +150,85 @@ async fn a_schema_that_does_not_compile_ends_the_stream_at_once() {
         "{updates:?}"
     );
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Task {
+    id: String,
+    phase: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Plan {
+    goal: String,
+    tasks: Vec<Task>,
+}
+
+/// A task whose phase is not one of the plan's is a rule error (a rules file's reference
+/// into another document): the answer is stopped as soon as that task's item is complete,
+/// and only that is fed back.
+#[tokio::test]
+async fn an_item_that_breaks_a_rule_stops_the_answer() {
+    let tasks: Vec<Value> = (0..100)
+        .map(|i| json!({"id": format!("T{i}"), "phase": if i == 0 { "ship" } else { "build" }}))
+        .collect();
+    let bad = json!({"goal": "g", "tasks": tasks}).to_string();
+    let good = json!({"goal": "g", "tasks": [{"id": "T0", "phase": "design"}]}).to_string();
+    let server = FakeServer::start([
+        Reply::openai_stream(&bad, 4),
+        Reply::openai_stream(&good, 4),
+    ])
+    .await
+    .unwrap();
+    let rules = rectify::check::RuleSet::from_value(
+        &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
+        None,
+    )
+    .unwrap();
+    let checker = rectify::check::Checker::builder()
+        .rules(rules)
+        .reference(
+            "plan",
+            rectify::Document::from_value(json!({"phases": ["design", "build"]})),
+        )
+        .build()
+        .unwrap();
+    let client = client(&server).rules(checker);
+    let updates = collect(client.extract_stream::<Plan>("plan?")).await;
+    let (diagnostics, received) = updates
+        .iter()
+        .find_map(|u| match u {
+            Update::Abort {
+                attempt: 1,
+                diagnostics,
+                received,
+            } => Some((diagnostics, *received)),
+            _ => None,
+        })
+        .expect("the first answer is stopped");
+    assert_eq!(diagnostics[0].code, "rule.ref");
+    assert_eq!(diagnostics[0].location.pointer, "/tasks/0/phase");
+    assert!(
+        received < 80,
+        "stopped after {received} of {} bytes",
+        bad.len()
+    );
+    let Some(Update::Done(Ok(plan))) = updates.last() else {
+        panic!("the second answer is the value: {updates:?}")
+    };
+    assert_eq!((plan.goal.as_str(), plan.tasks[0].id.as_str()), ("g", "T0"));
+    assert_eq!(plan.tasks[0].phase, "design");
+    let first = updates
+        .iter()
+        .find_map(|u| match u {
+            Update::Attempt(a) if a.number == 1 => Some(a),
+            _ => None,
+        })
+        .unwrap();
+    let errors: Vec<&str> = first
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(errors, ["rule.ref"], "only why it was stopped");
+}

@@ -28,32 +28,42 @@ impl AnyNonempty {
     }
 
     pub(super) fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+        scopes(self.scope.as_ref(), &cx.doc.value)
+            .into_iter()
+            .filter_map(|(base, node)| self.run_scope(base, node))
+            .collect()
+    }
+
+    /// The matches of `each` the rule holds in, if it has one.
+    pub(super) fn scope(&self) -> Option<&Query> {
+        self.scope.as_ref()
+    }
+
+    /// The finding in one match of `each` (`node`, at `base`), if none of the paths has a
+    /// non-empty value there.
+    pub(super) fn run_scope(&self, base: String, node: &serde_json::Value) -> Option<Finding> {
+        let found: Vec<(String, &serde_json::Value)> = self
+            .paths
+            .iter()
+            .flat_map(|q| q.matches(node, &base))
+            .collect();
+        if found.iter().any(|(_, v)| is_nonempty(v)) {
+            return None;
+        }
         let names: Vec<&str> = self.paths.iter().map(Query::text).collect();
         let names = names.join(", ");
-        let mut out = Vec::new();
-        for (base, node) in scopes(self.scope.as_ref(), &cx.doc.value) {
-            let found: Vec<(String, &serde_json::Value)> = self
-                .paths
-                .iter()
-                .flat_map(|q| q.matches(node, &base))
-                .collect();
-            if found.iter().any(|(_, v)| is_nonempty(v)) {
-                continue;
+        // Point at the scope for `each`, else at the first (empty) value that exists.
+        let mut finding = match (&self.scope, found.first()) {
+            (None, Some((pointer, value))) => {
+                Finding::at(pointer.clone(), String::new()).received(value)
             }
-            // Point at the scope for `each`, else at the first (empty) value that exists.
-            let mut finding = match (&self.scope, found.first()) {
-                (None, Some((pointer, value))) => {
-                    Finding::at(pointer.clone(), String::new()).received(value)
-                }
-                _ => Finding::at(base, String::new()),
-            };
-            finding.message = format!("at least one of {names} must be non-empty");
-            out.push(
-                finding
-                    .expected(format!("a non-empty value at one of {names}"))
-                    .var("paths", names.clone()),
-            );
-        }
-        out
+            _ => Finding::at(base, String::new()),
+        };
+        finding.message = format!("at least one of {names} must be non-empty");
+        Some(
+            finding
+                .expected(format!("a non-empty value at one of {names}"))
+                .var("paths", names),
+        )
     }
 }

@@ -29,9 +29,11 @@ mod config;
 mod length;
 mod markdown_heading;
 mod markdown_section;
+mod part;
 mod path;
 mod reference;
 mod required_nonempty;
+mod structural;
 mod template;
 mod unique;
 
@@ -42,6 +44,7 @@ use rectify_core::{Diagnostic, Document, Location, Severity, truncate_received};
 use serde_json::Value;
 
 use crate::ConfigError;
+pub use part::{PartMemory, PartRules};
 use template::Template;
 
 /// At most this many diagnostics per rule; the rest are counted in one more diagnostic (a

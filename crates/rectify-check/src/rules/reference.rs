@@ -68,37 +68,69 @@ impl Reference {
                     name: name.clone(),
                 })?,
         };
-        let mut known = HashSet::new();
-        let allowed: Vec<&Value> = self
-            .target
-            .values(&target.value)
-            .into_iter()
-            .filter(|v| known.insert(canonical(v)))
-            .collect();
-        let listed = list(&allowed);
+        let allowed = self.allowed(&target.value);
         let findings = self
             .each
             .matches(&cx.doc.value, "")
             .into_iter()
-            .filter(|(_, value)| !known.contains(&canonical(value)))
-            .map(|(pointer, value)| {
-                Finding::at(
-                    pointer,
-                    format!(
-                        "{} is not one of the values of {} ({listed})",
-                        rectify_core::truncate_received(value),
-                        self.target_text
-                    ),
-                )
-                .expected(format!("one of {listed}"))
-                .received(value)
-                .var("allowed", listed.clone())
-                .var("in", self.target_text.clone())
-                .var("document", self.document.clone().unwrap_or_default())
-            })
+            .filter_map(|(pointer, value)| self.finding(&allowed, pointer, value))
             .collect();
         Ok(findings)
     }
+
+    /// The values to look up (`each`).
+    pub(super) fn each(&self) -> &Query {
+        &self.each
+    }
+
+    /// The values of `in` found in `target`.
+    pub(super) fn allowed(&self, target: &Value) -> Allowed {
+        let mut known = HashSet::new();
+        let values: Vec<&Value> = self
+            .target
+            .values(target)
+            .into_iter()
+            .filter(|v| known.insert(canonical(v)))
+            .collect();
+        Allowed {
+            listed: list(&values),
+            known,
+        }
+    }
+
+    /// The finding for `value` at `pointer`, unless it is one of the allowed values.
+    pub(super) fn finding(
+        &self,
+        allowed: &Allowed,
+        pointer: String,
+        value: &Value,
+    ) -> Option<Finding> {
+        if allowed.known.contains(&canonical(value)) {
+            return None;
+        }
+        let listed = &allowed.listed;
+        let finding = Finding::at(
+            pointer,
+            format!(
+                "{} is not one of the values of {} ({listed})",
+                rectify_core::truncate_received(value),
+                self.target_text
+            ),
+        )
+        .expected(format!("one of {listed}"))
+        .received(value)
+        .var("allowed", listed.clone())
+        .var("in", self.target_text.clone())
+        .var("document", self.document.clone().unwrap_or_default());
+        Some(finding)
+    }
+}
+
+/// The values a reference may take: each one's canonical text, and the list for messages.
+#[derive(Debug, Clone)]
+pub(super) struct Allowed {
+    known: HashSet<String>,
+    listed: String,
 }
 
 /// A document name: letters, digits, `_` and `-`.

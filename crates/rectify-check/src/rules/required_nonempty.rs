@@ -26,11 +26,22 @@ impl RequiredNonempty {
     }
 
     pub(super) fn run(&self, cx: &Context<'_>) -> Vec<Finding> {
+        scopes(self.scope.as_ref(), &cx.doc.value)
+            .into_iter()
+            .flat_map(|(base, node)| self.run_scope(&base, node))
+            .collect()
+    }
+
+    /// The matches of `each` the rule holds in, if it has one.
+    pub(super) fn scope(&self) -> Option<&Query> {
+        self.scope.as_ref()
+    }
+
+    /// The findings in one match of `each` (`node`, at `base`).
+    pub(super) fn run_scope(&self, base: &str, node: &serde_json::Value) -> Vec<Finding> {
         let mut out = Vec::new();
-        for (base, node) in scopes(self.scope.as_ref(), &cx.doc.value) {
-            for query in &self.paths {
-                Self::check_one(query, node, &base, &mut out);
-            }
+        for query in &self.paths {
+            Self::check_one(query, node, base, &mut out);
         }
         out
     }

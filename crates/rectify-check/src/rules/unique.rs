@@ -10,6 +10,7 @@ use super::config::Spec;
 use super::path::{Query, canonical};
 use super::{Context, Finding};
 use rectify_core::pointer_to_path;
+use serde_json::Value;
 
 /// Placeholders of `message`, besides the common ones.
 pub(super) const PLACEHOLDERS: &[&str] = &["first"];
@@ -32,23 +33,31 @@ impl Unique {
         for (pointer, value) in self.path.matches(&cx.doc.value, "") {
             let key = canonical(value);
             if let Some(earlier) = first.get(&key) {
-                let earlier = pointer_to_path(earlier);
-                out.push(
-                    Finding::at(
-                        pointer,
-                        format!(
-                            "duplicate value {} (first at {earlier})",
-                            rectify_core::truncate_received(value)
-                        ),
-                    )
-                    .expected(format!("a value unique among {}", self.path.text()))
-                    .received(value)
-                    .var("first", earlier),
-                );
+                out.push(self.duplicate(pointer, value, earlier));
             } else {
                 first.insert(key, pointer);
             }
         }
         out
+    }
+
+    /// The values that must differ.
+    pub(super) fn path(&self) -> &Query {
+        &self.path
+    }
+
+    /// The finding for `value` at `pointer`, equal to the one at `earlier`.
+    pub(super) fn duplicate(&self, pointer: String, value: &Value, earlier: &str) -> Finding {
+        let earlier = pointer_to_path(earlier);
+        Finding::at(
+            pointer,
+            format!(
+                "duplicate value {} (first at {earlier})",
+                rectify_core::truncate_received(value)
+            ),
+        )
+        .expected(format!("a value unique among {}", self.path.text()))
+        .received(value)
+        .var("first", earlier)
     }
 }

@@ -105,7 +105,10 @@ impl Runner {
         let (raw, usage, failed) = match &called {
             Called::Answer(r) => (r.text.clone(), r.usage, None),
             Called::AgentFailed(d) => (String::new(), Usage::default(), Some(d.clone())),
-            Called::ProviderFailed(_) => return (called, Vec::new()),
+            Called::ProviderFailed(e) => {
+                self.record_broken(unit, role, seq, request, e);
+                return (called, Vec::new());
+            }
         };
         let finish = match &called {
             Called::Answer(r) if r.finish_reason != rectify_provider::FinishReason::Stop => {
@@ -130,6 +133,36 @@ impl Runner {
         record.input_tokens += usage.input_tokens;
         record.output_tokens += usage.output_tokens;
         (called, problems)
+    }
+
+    /// Records what arrived before `error` broke the call (a stream cut mid-way), if
+    /// anything did: the text is kept in the store, marked broken, and never replayed.
+    fn record_broken(
+        &self,
+        unit: &str,
+        role: &str,
+        seq: u32,
+        request: &Request,
+        error: &ProviderError,
+    ) {
+        let Some(received) = error.received.as_deref().filter(|r| !r.is_empty()) else {
+            return;
+        };
+        let call = CallRecord {
+            step: unit.to_owned(),
+            role: role.to_owned(),
+            seq,
+            prompt_hash: prompt_hash(request),
+            raw: received.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            outcome: CallOutcome {
+                broken: Some(error.to_string()),
+                ..CallOutcome::default()
+            },
+            at_ms: 0,
+        };
+        self.stored(unit, self.store.record_call(&self.run_id, &call, &[]));
     }
 
     /// A call recorded by an earlier process: its answer, its files written back, its findings.

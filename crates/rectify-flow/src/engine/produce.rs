@@ -415,7 +415,8 @@ fn why_stopped(response: &Response, schema: Option<&Value>) -> Option<Vec<Diagno
     if !stopped {
         return None;
     }
-    rectify_loop::why_stopped(schema?, false, &response.text)
+    let checker = Arc::new(PrefixChecker::new(schema?, PrefixOptions::default()));
+    rectify_loop::why_stopped(&checker, &response.text)
 }
 
 /// `provider` reading its answers as they arrive when it can stream and the answer has a

@@ -298,7 +298,8 @@ fn restore(
     }
     let mut recorded = HashMap::new();
     for call in store.calls(run_id)? {
-        if interrupted.contains(&call.step) {
+        // A broken stream's partial answer is not an answer to replay: it is asked again.
+        if interrupted.contains(&call.step) && call.outcome.broken.is_none() {
             recorded.insert((call.step.clone(), call.role.clone(), call.seq), call);
         }
     }

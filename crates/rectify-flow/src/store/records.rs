@@ -399,6 +399,11 @@ pub struct CallOutcome {
     /// replayed answer is judged as the original was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish: Option<rectify_provider::FinishReason>,
+    /// The provider failed after part of an answer had arrived (a stream that broke
+    /// mid-way): why. The call's `raw` holds what arrived. Kept for the audit; a resumed run
+    /// asks again rather than replay it (the failure was the transport's, not the answer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken: Option<String>,
 }
 
 impl CallOutcome {
@@ -409,6 +414,7 @@ impl CallOutcome {
             && self.problems.is_empty()
             && self.failed.is_none()
             && self.finish.is_none()
+            && self.broken.is_none()
     }
 }
 

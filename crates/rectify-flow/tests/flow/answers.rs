@@ -277,12 +277,27 @@ struct Streamed {
 }
 
 impl Streamed {
-    /// The next answer, handed to `sink` piece by piece until it says stop.
-    fn answer(&self, sink: &mut dyn rectify_provider::StreamSink) -> rectify_provider::Response {
+    /// The next answer, handed to `sink` piece by piece until it says stop. An answer that
+    /// starts with `BREAK:` breaks off, as a dropped connection does, after half of it.
+    fn answer(
+        &self,
+        sink: &mut dyn rectify_provider::StreamSink,
+    ) -> Result<rectify_provider::Response, rectify_provider::ProviderError> {
         let answer = self.answers.lock().unwrap().remove(0);
+        let (answer, breaks) = match answer.strip_prefix("BREAK:") {
+            Some(rest) => (rest.to_owned(), Some(rest.len() / 2)),
+            None => (answer, None),
+        };
         let mut text = String::new();
         let mut finish = rectify_provider::FinishReason::Stop;
         for piece in answer.as_bytes().chunks(4) {
+            if breaks.is_some_and(|at| text.len() >= at) {
+                self.sent.lock().unwrap().push(text.len());
+                let kind = rectify_provider::ErrorKind::Truncated {
+                    message: "the connection was reset".into(),
+                };
+                return Err(rectify_provider::ProviderError::new("streamed", kind));
+            }
             let piece = std::str::from_utf8(piece).unwrap();
             text.push_str(piece);
             if sink.text(piece).is_break() {
@@ -291,7 +306,7 @@ impl Streamed {
             }
         }
         self.sent.lock().unwrap().push(text.len());
-        rectify_provider::Response {
+        Ok(rectify_provider::Response {
             text,
             finish_reason: finish,
             usage: rectify_provider::Usage::default(),
@@ -300,7 +315,7 @@ impl Streamed {
             transport_retries: 0,
             raw: String::new(),
             notices: Vec::new(),
-        }
+        })
     }
 }
 
@@ -310,7 +325,7 @@ impl rectify_provider::Provider for Streamed {
         _request: &'a rectify_provider::Request,
     ) -> rectify_provider::CompletionFuture<'a> {
         let response = self.answer(&mut |_: &str| std::ops::ControlFlow::Continue(()));
-        Box::pin(async move { Ok(response) })
+        Box::pin(async move { response })
     }
 
     fn complete_streaming<'a>(
@@ -319,7 +334,7 @@ impl rectify_provider::Provider for Streamed {
         sink: &'a mut dyn rectify_provider::StreamSink,
     ) -> rectify_provider::CompletionFuture<'a> {
         let response = self.answer(sink);
-        Box::pin(async move { Ok(response) })
+        Box::pin(async move { response })
     }
 
     fn streams(&self) -> bool {
@@ -402,6 +417,55 @@ fn an_answer_that_goes_wrong_early_is_stopped_and_asked_again() {
     // It was sent back for its status, not for the notes that had not arrived yet.
     assert!(report.contains("schema.enum"), "{report}");
     assert!(!report.contains("schema.required"), "{report}");
+}
+
+/// Streaming (issue 40): a stream that breaks mid-way is a transport failure, and what
+/// arrived is kept in the store with the call, marked broken (never replayed as an answer).
+#[test]
+fn what_arrived_of_a_broken_stream_is_kept_with_the_failure() {
+    let f = Fixture::new();
+    f.file(
+        "s.schema.json",
+        r#"{"type": "object", "required": ["status", "notes"], "properties": {"status": {"enum": ["open", "closed"]}, "notes": {"type": "array", "items": {"type": "string"}}}}"#,
+    );
+    f.file("agents/triage.md", "---\nname: triage\n---\nYou triage.\n");
+    f.workflow(
+        "name: t\nproviders:\n  api: {kind: openai, model: m}\nagents:\n  triage: agents/triage.md\ndefaults: {provider: api}\nsteps:\n  - id: triage\n    agent: triage\n    prompt: triage\n    answer: {format: json, schema: s.schema.json, save: out/s.json}\n",
+    );
+    let good = serde_json::json!({"status": "open", "notes": ["partly here"]}).to_string();
+    let model = std::sync::Arc::new(Streamed {
+        answers: std::sync::Mutex::new(vec![format!("BREAK:{good}"), good.clone()]),
+        sent: std::sync::Mutex::new(Vec::new()),
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let store = std::sync::Arc::new(rectify_flow::Store::in_memory().unwrap());
+    let options = || {
+        let mut options = rectify_flow::RunOptions::new(&f.work);
+        options.factory = std::sync::Arc::new(OneStreamed(model.clone()));
+        options
+    };
+    let wf = rectify_flow::load(&f.root.join("workflow.yaml")).unwrap();
+    let s = rt
+        .block_on(rectify_flow::run(
+            wf,
+            std::sync::Arc::clone(&store),
+            options(),
+        ))
+        .unwrap();
+    assert_ne!(s.status, RunStatus::Completed, "{s:#?}");
+    let calls = store.calls(&s.run_id).unwrap();
+    assert_eq!(calls.len(), 1, "{calls:#?}");
+    let half = &good[..model.sent.lock().unwrap()[0]];
+    assert_eq!(calls[0].raw, half, "what arrived is kept");
+    let broken = calls[0].outcome.broken.as_deref().unwrap();
+    assert!(broken.contains("the connection was reset"), "{broken}");
+    // A failed run is not resumed; the report shows what arrived with the failure.
+    let report =
+        serde_json::to_string(&rectify_flow::Report::load(&store, &s.run_id).unwrap()).unwrap();
+    assert!(report.contains("provider"), "{report}");
 }
 
 /// Streaming with a command agent (issue 40): its stdout is read as it writes it, against the

@@ -50,6 +50,9 @@ pub struct Engine {
     config: LoopConfig,
     pricing: Pricing,
     sinks: Vec<Arc<dyn EventSink>>,
+    /// The prefix judge of [`Engine::streaming`], which also says why a stopped answer was
+    /// stopped.
+    prefix: Option<Arc<PrefixChecker>>,
 }
 
 impl fmt::Debug for Engine {
@@ -79,6 +82,7 @@ impl Engine {
             config: LoopConfig::default(),
             pricing: Pricing::builtin(),
             sinks: Vec::new(),
+            prefix: None,
         }
     }
 
@@ -174,6 +178,7 @@ impl Engine {
     /// doomed, and reported to `events`. Rungs that do not stream are kept as they are.
     pub fn streaming(&self, checker: &Arc<PrefixChecker>, events: Option<&StreamEvents>) -> Engine {
         let mut engine = self.clone();
+        engine.prefix = Some(Arc::clone(checker));
         for rung in &mut engine.rungs {
             if !rung.provider.streams() {
                 continue;

@@ -1,5 +1,7 @@
 //! One run of a task: the attempt loop over the provider rungs.
 
+use std::sync::Arc;
+
 use rectify_provider::{Capabilities, FinishReason, ProviderError, Request, Response};
 use tracing::Instrument;
 
@@ -206,12 +208,18 @@ impl<'a, T> Run<'a, T> {
         let mut report = evaluate(&self.repair, &response.text, &response.finish_reason);
         if matches!(&response.finish_reason, FinishReason::Other(why) if why == rectify_provider::STOPPED)
         {
-            crate::stream::keep_why_stopped(
-                &mut report,
-                self.task.schema_value(),
-                self.engine.config.allow_unsafe_repairs,
-                &response.text,
-            );
+            // The judge that stopped it: the engine's (`Engine::streaming`), else the
+            // task's schema judged the same way (a `Streaming` rung built by hand).
+            let checker = self.engine.prefix.clone().or_else(|| {
+                let options = rectify_stream::PrefixOptions {
+                    unsafe_repairs: self.engine.config.allow_unsafe_repairs,
+                };
+                let schema = self.task.schema_value()?;
+                Some(Arc::new(rectify_stream::PrefixChecker::new(
+                    schema, options,
+                )))
+            });
+            crate::stream::keep_why_stopped(&mut report, checker.as_ref(), &response.text);
         }
         let cost = self.engine.pricing.cost(&response.usage, &response.model);
         let mut attempt = Attempt {

@@ -15,6 +15,8 @@ pub(crate) struct AnthropicStream {
     stop: Option<String>,
     usage: Usage,
     model: Option<String>,
+    /// Text events received (a stopped answer's output tokens are at least these).
+    deltas: u64,
 }
 
 impl StreamWire for AnthropicStream {
@@ -31,6 +33,9 @@ impl StreamWire for AnthropicStream {
             "message_start" => self.start(&data),
             "content_block_delta" => {
                 let delta = block_delta(data.get("delta"));
+                if !delta.is_empty() {
+                    self.deltas += 1;
+                }
                 self.text.push_str(&delta);
                 return Ok((delta, false));
             }
@@ -76,6 +81,7 @@ impl StreamWire for AnthropicStream {
             std::mem::take(&mut self.text),
             self.usage,
             self.model.take(),
+            self.deltas,
         )
     }
 }

@@ -186,7 +186,17 @@ fn timeout(after: Duration) -> ErrorKind {
 }
 
 /// The answer of a stream the caller stopped: what arrived, marked [`crate::STOPPED`].
-pub(crate) fn stopped_answer(text: String, usage: crate::Usage, model: Option<String>) -> Answer {
+///
+/// Servers report usage only at a stream's end, so a stopped answer's output tokens are
+/// counted as at least its `deltas` (the text events received): one token each from OpenAI's
+/// API, vLLM and llama.cpp's server, a few each from Anthropic's (a lower bound there).
+pub(crate) fn stopped_answer(
+    text: String,
+    mut usage: crate::Usage,
+    model: Option<String>,
+    deltas: u64,
+) -> Answer {
+    usage.output_tokens = usage.output_tokens.max(deltas);
     Answer {
         text,
         finish_reason: FinishReason::Other(crate::STOPPED.to_owned()),

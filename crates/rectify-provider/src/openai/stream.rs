@@ -18,6 +18,8 @@ pub(crate) struct OpenAiStream {
     finish: Option<String>,
     usage: Usage,
     model: Option<String>,
+    /// Text events received (a stopped answer's output tokens are at least these).
+    deltas: u64,
 }
 
 impl StreamWire for OpenAiStream {
@@ -53,6 +55,9 @@ impl StreamWire for OpenAiStream {
         if let Some(refusal) = choice.pointer("/delta/refusal").and_then(Value::as_str) {
             self.refusal.push_str(refusal);
         }
+        if !delta.is_empty() {
+            self.deltas += 1;
+        }
         self.text.push_str(&delta);
         Ok((delta, false))
     }
@@ -85,6 +90,7 @@ impl StreamWire for OpenAiStream {
             std::mem::take(&mut self.text),
             self.usage,
             self.model.take(),
+            self.deltas,
         )
     }
 }

@@ -5,7 +5,9 @@ mod plan;
 
 use std::sync::Arc;
 
-use rectify_core::{Diagnostic, Location};
+use rectify_check::Checker;
+use rectify_check::rules::{PartMemory, PartRules};
+use rectify_core::{Diagnostic, Location, Seg};
 use serde_json::Value;
 
 use crate::StreamError;
@@ -41,8 +43,14 @@ pub struct PrefixOptions {
 ///   the characters as they arrive; a pattern a DFA cannot run, such as one with
 ///   look-around, is judged only once the string is complete).
 ///
-/// Not judged early: the root value itself (it completes with the answer), rules files and
-/// custom validators.
+/// With [`PrefixChecker::with_rules`], a complete, final array item that already breaks a
+/// rule of a rules file is judged too (a reference into a named document, `unique`, and
+/// `required_nonempty`/`any_nonempty` under `each`; see
+/// [`PartRules`](rectify_check::rules::PartRules)), once the item is valid under its own
+/// sub-schema (so the full judge's repairs leave it as it is).
+///
+/// Not judged early: the root value itself (it completes with the answer), rules over the
+/// whole document and custom validators.
 /// The root must be an object of two or more properties or an array of containers: for a
 /// scalar root the repair may read the whole text as the value.
 ///
@@ -72,6 +80,9 @@ pub struct PrefixOptions {
 pub struct PrefixChecker {
     plan: Plan,
     keys: Keys,
+    parts: Option<PartRules>,
+    /// The name the schema's diagnostics carry (`schema`, or `schema:PATH` for a file).
+    source: String,
 }
 
 impl PrefixChecker {
@@ -85,7 +96,39 @@ impl PrefixChecker {
             } else {
                 Keys::Unique
             },
+            parts: None,
+            source: "schema".to_owned(),
         }
+    }
+
+    /// This checker naming its schema `source` in diagnostics, as the full check names it
+    /// (`schema:PATH` for a schema read from a file).
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<String>) -> PrefixChecker {
+        self.source = source.into();
+        self
+    }
+
+    /// `found` with the schema's diagnostics named by this checker's source.
+    fn named(&self, mut found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        for d in &mut found {
+            if d.source == "schema" {
+                d.source.clone_from(&self.source);
+            }
+        }
+        found
+    }
+
+    /// This checker judging completed array items by `checker`'s rules too, with its
+    /// reference documents (the rules that can be judged on a part; the others wait for
+    /// the whole answer).
+    #[must_use]
+    pub fn with_rules(mut self, checker: &Checker) -> PrefixChecker {
+        self.parts = checker
+            .rules()
+            .map(|rules| PartRules::new(rules, checker.references()))
+            .filter(|parts| !parts.is_empty());
+        self
     }
 
     /// True when the schema lets any prefix be judged.
@@ -112,16 +155,21 @@ impl PrefixChecker {
         self.plan.at(path.segments())
     }
 
-    /// The errors of the complete value at `path`, after safe repairs.
-    fn complete(&self, path: PathView<'_>, completed: &Completed<'_>) -> Vec<Diagnostic> {
+    /// The errors of the complete value at `path`, after safe repairs; for a valid array
+    /// item, the errors of the rules judged on parts.
+    fn complete(
+        &self,
+        path: PathView<'_>,
+        completed: &Completed<'_>,
+        memory: &mut PartMemory,
+    ) -> Vec<Diagnostic> {
         let Some(check) = self.node(path).and_then(|node| node.check.as_ref()) else {
             return Vec::new();
         };
-        if completed
-            .value()
-            .is_some_and(|value| check.schema.is_valid(&value))
+        if let Some(value) = completed.value()
+            && check.schema.is_valid(&value)
         {
-            return Vec::new();
+            return self.part(path, &value, memory);
         }
         let repaired = rectify_repair::repair(completed.raw, &check.repair);
         let Some(value) = repaired.value else {
@@ -134,6 +182,22 @@ impl PrefixChecker {
             .into_iter()
             .filter(Diagnostic::is_error)
             .map(|d| relocate(d, &prefix))
+            .collect()
+    }
+
+    /// The rule errors of a valid array item (nothing for a member: only items are parts).
+    fn part(&self, path: PathView<'_>, value: &Value, memory: &mut PartMemory) -> Vec<Diagnostic> {
+        let Some(parts) = &self.parts else {
+            return Vec::new();
+        };
+        let at: Vec<Seg<'_>> = path.segments().collect();
+        if !matches!(at.last(), Some(Seg::Index(_))) {
+            return Vec::new();
+        }
+        parts
+            .judge(memory, &at, value)
+            .into_iter()
+            .filter(Diagnostic::is_error)
             .collect()
     }
 
@@ -243,6 +307,7 @@ pub struct StreamJudge {
     doomed: Vec<Diagnostic>,
     repeated_key: bool,
     pattern: Option<PatternRun>,
+    memory: PartMemory,
 }
 
 impl StreamJudge {
@@ -254,6 +319,7 @@ impl StreamJudge {
             doomed: Vec::new(),
             repeated_key: false,
             pattern: None,
+            memory: PartMemory::default(),
         }
     }
 
@@ -282,6 +348,7 @@ impl StreamJudge {
             found: &mut self.doomed,
             repeated_key: &mut self.repeated_key,
             pattern: &mut self.pattern,
+            memory: &mut self.memory,
         };
         (&mut self.reader, watch)
     }
@@ -318,19 +385,22 @@ struct Watch<'a> {
     found: &'a mut Vec<Diagnostic>,
     repeated_key: &'a mut bool,
     pattern: &'a mut Option<PatternRun>,
+    memory: &'a mut PartMemory,
 }
 
 impl Observer for Watch<'_> {
     fn completed(&mut self, path: PathView<'_>, value: Completed<'_>) {
         if self.found.is_empty() {
-            *self.found = self.checker.complete(path, &value);
+            *self.found = self
+                .checker
+                .named(self.checker.complete(path, &value, self.memory));
         }
     }
 
     fn string_grew(&mut self, path: PathView<'_>, grown: Grown<'_>) {
         if self.found.is_empty() {
             let found = self.checker.string(path, &grown, self.pattern);
-            self.found.extend(found);
+            *self.found = self.checker.named(found.into_iter().collect());
         }
     }
 
@@ -340,7 +410,9 @@ impl Observer for Watch<'_> {
 
     fn object_opened(&mut self, path: PathView<'_>) {
         if self.found.is_empty() {
-            self.found.extend(self.checker.object(path));
+            *self.found = self
+                .checker
+                .named(self.checker.object(path).into_iter().collect());
         }
     }
 }
