@@ -10,7 +10,7 @@
 #                                 tool on 1 MB against `rectify check`; idle memory)
 # RECTIFY_BIN=PATH uses that binary instead of building; RECTIFY_MCP_BUILT=1 uses the one
 # `cargo test --workspace` just built (scripts/test.sh); RECTIFY_MCP_CARGO_ARGS adds cargo
-# flags (e.g. `--no-default-features`, a build without llama.cpp).
+# flags (e.g. `--no-default-features --features mcp`, a build without llama.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=crates/rectify-mcp/tests/client

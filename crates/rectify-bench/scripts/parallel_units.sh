@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=${RECTIFY_BIN:-target/debug/rectify}
 if [ ! -x "$bin" ]; then
-  cargo build --quiet --locked -p rectify-cli --no-default-features
+  cargo build --quiet --locked -p rectify-cli --no-default-features --features workflow
 fi
 bin=$(realpath "$bin")
 work=$(mktemp -d)

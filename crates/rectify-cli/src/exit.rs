@@ -114,6 +114,7 @@ impl ExitStatus {
 
     /// What a run's summary exits with (`run`, `resume`): completed 0, waiting 3; failed on a
     /// provider 4, on its configuration 2, on its content 1.
+    #[cfg(feature = "workflow")]
     pub fn of_run(summary: &rectify::flow::RunSummary) -> ExitStatus {
         use rectify::flow::RunStatus;
         use rectify::flow::summary::Failure;

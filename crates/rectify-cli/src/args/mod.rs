@@ -6,16 +6,22 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod ask;
 mod check;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod repair;
+#[cfg(feature = "workflow")]
 mod report;
+#[cfg(feature = "workflow")]
 mod run;
 
 pub use ask::AskArgs;
 pub use check::CheckArgs;
+#[cfg(feature = "mcp")]
 pub use mcp::McpArgs;
 pub use repair::{RepairArgs, RepairOutput};
+#[cfg(feature = "workflow")]
 pub use report::{ReportArgs, ReportFormat, RunsArgs, RunsCommand};
+#[cfg(feature = "workflow")]
 pub use run::{ResumeArgs, RunArgs, ServeArgs, StatusArgs};
 
 /// Validate, repair and retry the structured output of language models and agents.
@@ -51,30 +57,36 @@ pub enum Command {
     ///
     /// Exit status: 0 completed, 1 failed, 2 configuration error (located, before any model
     /// is called), 3 waiting for a person, 4 provider error after transport retries.
+    #[cfg(feature = "workflow")]
     Run(RunArgs),
     /// Continue a run: finished steps are not run again, answers already recorded are not
     /// asked again, and a person's decision on what it waits for is applied.
     ///
     /// Exit status as for `run`; 2 when the run does not exist, is finished, or is being run
     /// by another live process.
+    #[cfg(feature = "workflow")]
     Resume(ResumeArgs),
     /// Show a run (or list the runs): its steps, counters, and what it waits for.
     ///
     /// Exit status: 0, or 2 when the run does not exist.
+    #[cfg(feature = "workflow")]
     Status(StatusArgs),
     /// Report a run: every step with its attempts and raw answers, the diagnostics each was
     /// sent back for, repairs, verdicts, tokens, cost and timings, and what it waits for —
     /// as one self-contained HTML page (default) or JSON.
     ///
     /// Exit status: 0, or 2 when the run does not exist.
+    #[cfg(feature = "workflow")]
     Report(ReportArgs),
     /// Manage the stored runs (`rectify runs prune --older-than 30d`).
+    #[cfg(feature = "workflow")]
     Runs(RunsArgs),
     /// Serve workflow runs to a Restate server (`--restate`): an endpoint that runs the runs
     /// `rectify run --on restate://…` starts, every model and agent call journaled, so a run
     /// survives the endpoint's death without repeating a finished call.
     ///
     /// Runs until Ctrl-C or SIGTERM. Exit status: 0, or 2 when it cannot listen.
+    #[cfg(feature = "workflow")]
     Serve(ServeArgs),
     /// Serve rectify to coding agents over the Model Context Protocol: the tools `check`,
     /// `repair`, `ask`, `run`, `status`, `resume` and `report`, the runs as resources, and a
@@ -83,6 +95,7 @@ pub enum Command {
     /// Standard input and output by default (the agent starts `rectify mcp`), or Streamable
     /// HTTP with `--http ADDR` (loopback unless a host is given). Exit status: 0 when the client
     /// closes the connection, 2 when the root or the address cannot be used.
+    #[cfg(feature = "mcp")]
     Mcp(McpArgs),
 }
 

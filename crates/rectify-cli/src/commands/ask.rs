@@ -57,7 +57,7 @@ pub fn run(args: &AskArgs) -> Result<ExitStatus> {
     let outcome = runtime.block_on(async {
         tokio::select! {
             outcome = drive(args, &engine, &task) => Ok(outcome),
-            code = super::run::interrupted() => Err(code),
+            code = super::interrupted() => Err(code),
         }
     });
     let outcome = match outcome {

@@ -25,7 +25,7 @@ pub fn run(args: &McpArgs) -> Result<ExitStatus> {
         }
         tokio::select! {
             served = rectify_mcp::serve_stdio(server) => served.map_err(Into::into),
-            _ = super::run::interrupted() => Ok(()),
+            _ = super::interrupted() => Ok(()),
         }
     });
     // Runs left in the background stop with the server (their agents are killed); `resume`
@@ -44,7 +44,7 @@ async fn http(server: Server, given: &str) -> Result<()> {
     let stop = CancellationToken::new();
     let stopper = stop.clone();
     tokio::spawn(async move {
-        super::run::interrupted().await;
+        super::interrupted().await;
         stopper.cancel();
     });
     rectify_mcp::serve_http(server, listener, stop).await?;

@@ -9,6 +9,7 @@ use rectify::flow::RunSummary;
 use rectify::flow::engine::Progress;
 
 use super::backend::{Backend, Ended};
+use super::interrupted;
 
 use crate::args::{Output, ResumeArgs, RunArgs};
 use crate::exit::ExitStatus;
@@ -104,21 +105,6 @@ pub(crate) fn until_interrupted<F: std::future::Future>(work: F) -> Result<Resul
     });
     drop(runtime);
     Ok(outcome)
-}
-
-/// Waits for SIGINT or SIGTERM; returns the exit code for it (130 or 143).
-pub(crate) async fn interrupted() -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => 130,
-        _ = term.recv() => 143,
-    }
 }
 
 /// Prints one progress line on stderr.

@@ -24,7 +24,7 @@ pub fn run(args: &ServeArgs) -> Result<ExitStatus> {
         );
         tokio::select! {
             () = rectify::restate::serve(listener) => Ok(ExitStatus::Success),
-            code = super::run::interrupted() => Ok(ExitStatus::Interrupted(code)),
+            code = super::interrupted() => Ok(ExitStatus::Interrupted(code)),
         }
     });
     drop(runtime);

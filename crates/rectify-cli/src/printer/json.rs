@@ -1,6 +1,7 @@
 //! Writing JSON documents (the wire formats of `rectify::wire`) and text on stdout.
 
 /// Writes `text` on stdout (a closed pipe is not an error).
+#[cfg(feature = "workflow")]
 pub fn print_text(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let write = || {

@@ -2,5 +2,6 @@
 
 pub mod human;
 pub mod json;
+#[cfg(feature = "workflow")]
 pub mod report_html;
 pub mod run;

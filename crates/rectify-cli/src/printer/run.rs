@@ -1,13 +1,17 @@
-//! Printing a workflow run for people (its JSON form is `rectify::wire::RunWire`).
+//! Printing a workflow run for people (its JSON form is `rectify::wire::RunWire`), and the
+//! terminal-safe writer every command's stderr goes through.
 
 use std::fmt::Write as _;
 use std::io::Write;
 
+#[cfg(feature = "workflow")]
 use rectify::Diagnostic;
+#[cfg(feature = "workflow")]
 use rectify::flow::RunSummary;
 
 /// A summary for people on stderr: one line per step, then what the run waits for and the
 /// commands that continue it (with `detail`, the best candidate too, as `status` shows).
+#[cfg(feature = "workflow")]
 pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Result<()> {
     let mut err = Safe(std::io::stderr().lock());
     writeln!(
@@ -88,6 +92,7 @@ pub fn human(summary: &RunSummary, detail: bool, workdir: &str) -> std::io::Resu
 }
 
 /// ` (line L, column C)` when the diagnostic has a position.
+#[cfg(feature = "workflow")]
 fn located(d: &Diagnostic) -> String {
     d.location.span.map_or(String::new(), |s| {
         format!(" (line {}, column {})", s.line, s.column)
@@ -95,6 +100,7 @@ fn located(d: &Diagnostic) -> String {
 }
 
 /// At most `max` characters of `line`, with how many more there were.
+#[cfg(feature = "workflow")]
 fn clip(line: &str, max: usize) -> String {
     match line.char_indices().nth(max) {
         Some((at, _)) => format!(
