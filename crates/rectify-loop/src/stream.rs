@@ -93,10 +93,10 @@ impl<P: Provider> Streaming<P> {
 /// nothing changes when the prefix judge finds nothing (the stop was not ours).
 pub(crate) fn keep_why_stopped(
     report: &mut rectify_core::Report,
-    checker: Option<&Arc<PrefixChecker>>,
+    checker: &Arc<PrefixChecker>,
     text: &str,
 ) {
-    let Some(mut why) = checker.and_then(|checker| why_stopped(checker, text)) else {
+    let Some(mut why) = why_stopped(checker, text) else {
         return;
     };
     // Named as the full check names its schema (`schema:PATH` for a schema file).

@@ -7,6 +7,7 @@ use rectify_check::{Checker, CompiledSchema, ConfigError, schema_of};
 use rectify_core::Diagnostic;
 use rectify_judge::{RepairPolicy, Schema, Validator, ValueCheck};
 use rectify_provider::{Message, Request, Role};
+use rectify_stream::{PrefixChecker, PrefixOptions};
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -207,14 +208,20 @@ impl Task {
         self.schema.as_ref().map(|s| &s.value)
     }
 
-    /// Where the schema came from (`schema`, or its file's path), if one was set.
-    pub fn schema_origin(&self) -> Option<&str> {
-        self.schema.as_ref().map(|s| s.compiled.origin())
-    }
-
-    /// The checker (rules and their reference documents, further schemas), if one was set.
-    pub fn checker_value(&self) -> Option<&Arc<Checker>> {
-        self.checker.as_ref()
+    /// The prefix judge of this task's answers as they arrive: its schema (any value when
+    /// none was set), the rules of its checker that can be judged on list items, and the
+    /// schema named as the full check names it (`schema:PATH` for a file).
+    pub fn prefix_checker(&self, unsafe_repairs: bool) -> PrefixChecker {
+        let options = PrefixOptions { unsafe_repairs };
+        let mut checker =
+            PrefixChecker::new(self.schema_value().unwrap_or(&Value::Bool(true)), options);
+        if let Some(rules) = &self.checker {
+            checker = checker.with_rules(rules);
+        }
+        match self.schema.as_ref().map(|s| s.compiled.origin()) {
+            Some(origin) if origin != "schema" => checker.with_source(format!("schema:{origin}")),
+            _ => checker,
+        }
     }
 
     /// Runs every check on a value: the schema, the checker, then the validators.

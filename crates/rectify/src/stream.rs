@@ -20,7 +20,6 @@ use rectify_core::Diagnostic;
 use rectify_loop::{Engine, Event, EventKind, EventSink, Outcome, StreamEvent, Task};
 use rectify_provider::{FinishReason, Usage};
 pub use rectify_stream::Partial;
-use rectify_stream::{PrefixChecker, PrefixOptions};
 
 /// One step of a streaming run.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,20 +102,7 @@ impl<R: Send + 'static> RunStream<R> {
         O: Future<Output = R> + Send + 'static,
     {
         let queue = Arc::new(Queue::default());
-        let mut checker = PrefixChecker::new(
-            task.schema_value()
-                .unwrap_or(&serde_json::Value::Bool(true)),
-            PrefixOptions {
-                unsafe_repairs: engine.config().allow_unsafe_repairs,
-            },
-        );
-        if let Some(rules) = task.checker_value() {
-            checker = checker.with_rules(rules);
-        }
-        if let Some(origin) = task.schema_origin().filter(|o| *o != "schema") {
-            checker = checker.with_source(format!("schema:{origin}"));
-        }
-        let checker = Arc::new(checker);
+        let checker = Arc::new(task.prefix_checker(engine.config().allow_unsafe_repairs));
         let events: rectify_loop::StreamEvents = {
             let queue = Arc::clone(&queue);
             Arc::new(move |event: &StreamEvent| queue.stream_event(event))

@@ -238,7 +238,8 @@ impl Runner {
                 .and_then(|(check, _)| answer_schema(check, &self.schemas));
             // A command agent is not sent the schema (its prompt holds the instructions), but
             // its answer is read as it arrives against it all the same.
-            let provider = streaming(provider, schema.as_ref());
+            let prefix = prefix_checker(schema.as_ref());
+            let provider = streaming(provider, prefix.as_ref());
             if spec.kind != ProviderKind::Command {
                 request.schema.clone_from(&schema);
             }
@@ -248,7 +249,7 @@ impl Runner {
                 request: &request,
                 view: view.as_ref(),
                 policy: &policy,
-                schema: schema.as_ref(),
+                prefix: prefix.as_ref(),
             };
             return Ok(self.run_agent(unit, resolved, call, record).await);
         }
@@ -307,7 +308,7 @@ impl Runner {
             Called::Answer(r) => {
                 // Judged like `rectify ask` judges an answer: cut off or refused is an error.
                 problems.extend(rectify_loop::finish_problem(&r.finish_reason, &r.text));
-                let stopped = why_stopped(&r, call.schema);
+                let stopped = why_stopped(&r, call.prefix);
                 Produced::Ran {
                     answer: Some(r.text),
                     problems,
@@ -376,7 +377,8 @@ impl Runner {
                 output.rel
             ))];
             req.schema = answer_schema(&output.check, &self.schemas);
-            let provider = streaming(Arc::clone(provider), req.schema.as_ref());
+            let prefix = prefix_checker(req.schema.as_ref());
+            let provider = streaming(Arc::clone(provider), prefix.as_ref());
             let seq = record.attempts * 100 + u32::try_from(i).unwrap_or(99);
             match self
                 .call(&unit.key, "producer", seq, &provider, &req, record)
@@ -408,25 +410,35 @@ impl Runner {
     }
 }
 
-/// Why a streamed answer was stopped, when it was (`rectify_loop::why_stopped`).
-fn why_stopped(response: &Response, schema: Option<&Value>) -> Option<Vec<Diagnostic>> {
+/// Why a streamed answer was stopped, when it was: `prefix`, the judge that stopped it, run
+/// again over its text (`rectify_loop::why_stopped`).
+fn why_stopped(
+    response: &Response,
+    prefix: Option<&Arc<PrefixChecker>>,
+) -> Option<Vec<Diagnostic>> {
     let stopped = matches!(&response.finish_reason,
         FinishReason::Other(why) if why == rectify_provider::STOPPED);
     if !stopped {
         return None;
     }
-    let checker = Arc::new(PrefixChecker::new(schema?, PrefixOptions::default()));
-    rectify_loop::why_stopped(&checker, &response.text)
+    rectify_loop::why_stopped(prefix?, &response.text)
+}
+
+/// The prefix judge of an answer with a JSON Schema (compiled once per call).
+fn prefix_checker(schema: Option<&Value>) -> Option<Arc<PrefixChecker>> {
+    schema.map(|schema| Arc::new(PrefixChecker::new(schema, PrefixOptions::default())))
 }
 
 /// `provider` reading its answers as they arrive when it can stream and the answer has a
-/// schema: an answer that can no longer be valid is stopped early (issue 40), its received
-/// text recorded and judged like any answer (`rectify_loop::Streaming`).
-fn streaming(provider: Arc<dyn Provider>, schema: Option<&Value>) -> Arc<dyn Provider> {
-    match schema {
-        Some(schema) if provider.streams() => {
-            let checker = PrefixChecker::new(schema, PrefixOptions::default());
-            Arc::new(rectify_loop::Streaming::new(provider, Arc::new(checker)))
+/// schema (`prefix`): an answer that can no longer be valid is stopped early (issue 40), its
+/// received text recorded and judged like any answer (`rectify_loop::Streaming`).
+fn streaming(
+    provider: Arc<dyn Provider>,
+    prefix: Option<&Arc<PrefixChecker>>,
+) -> Arc<dyn Provider> {
+    match prefix {
+        Some(prefix) if provider.streams() => {
+            Arc::new(rectify_loop::Streaming::new(provider, Arc::clone(prefix)))
         }
         _ => provider,
     }
@@ -439,9 +451,9 @@ pub(crate) struct AgentCall<'a> {
     pub request: &'a Request,
     pub view: Option<&'a (crate::isolate::View, u64)>,
     pub policy: &'a Policy,
-    /// The answer's schema, which its answer is read against (also for a command agent,
-    /// which is not sent it).
-    pub schema: Option<&'a Value>,
+    /// The prefix judge of the answer's schema, which its answer is read against as it
+    /// arrives (also for a command agent, which is not sent the schema).
+    pub prefix: Option<&'a Arc<PrefixChecker>>,
 }
 
 /// A request for `agent`: the prompt, the call's time limit, the agent's turns and tools.

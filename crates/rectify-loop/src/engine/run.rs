@@ -209,17 +209,14 @@ impl<'a, T> Run<'a, T> {
         if matches!(&response.finish_reason, FinishReason::Other(why) if why == rectify_provider::STOPPED)
         {
             // The judge that stopped it: the engine's (`Engine::streaming`), else the
-            // task's schema judged the same way (a `Streaming` rung built by hand).
-            let checker = self.engine.prefix.clone().or_else(|| {
-                let options = rectify_stream::PrefixOptions {
-                    unsafe_repairs: self.engine.config.allow_unsafe_repairs,
-                };
-                let schema = self.task.schema_value()?;
-                Some(Arc::new(rectify_stream::PrefixChecker::new(
-                    schema, options,
-                )))
+            // task's own (a `Streaming` rung built by hand).
+            let checker = self.engine.prefix.clone().unwrap_or_else(|| {
+                Arc::new(
+                    self.task
+                        .prefix_checker(self.engine.config.allow_unsafe_repairs),
+                )
             });
-            crate::stream::keep_why_stopped(&mut report, checker.as_ref(), &response.text);
+            crate::stream::keep_why_stopped(&mut report, &checker, &response.text);
         }
         let cost = self.engine.pricing.cost(&response.usage, &response.model);
         let mut attempt = Attempt {
