@@ -310,9 +310,58 @@ fn a_completed_item_that_breaks_a_rule_stops_the_answer() {
 }
 
 #[test]
-fn an_item_invalid_under_its_schema_is_not_judged_by_the_rules() {
-    // `"id": 7` is repaired to `"7"` by the full judge: the rules see the repaired value,
-    // which this item's own text does not hold, so the item is left to the full judge.
-    let text = r#"{"tasks": [{"id": "T1", "phase": "design", "files": ["a"]}, {"id": 7, "phase": "design", "files": ["b"]}, {"id": "7", "phase": "design", "files": ["c"]}], "goal": "g"}"#;
-    assert_eq!(judge_plan(text), None);
+fn an_item_a_repair_changes_is_judged_by_the_rules_as_repaired_or_not_at_all() {
+    // `"Design"` is repaired to the enum's `"design"` by the full judge, which is one of the
+    // plan's phases: judged as written, the item would be stopped for a reference it keeps.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "goal": {"type": "string"},
+            "tasks": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"phase": {"enum": ["design", "build"]}}
+            }}
+        }
+    });
+    let rules = rectify_check::RuleSet::from_value(
+        &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
+        None,
+    )
+    .unwrap();
+    let checker = rectify_check::Checker::builder()
+        .rules(rules)
+        .reference(
+            "plan",
+            rectify_core::Document::from_value(json!({"phases": ["design", "build"]})),
+        )
+        .build()
+        .unwrap();
+    let text = r#"{"goal": "g", "tasks": [{"phase": "Design"}, {"phase": "build"}]}"#;
+    assert!(
+        rectify_judge::Validator::builder()
+            .schema_value(schema.clone())
+            .rules(
+                rectify_check::RuleSet::from_value(
+                    &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
+                    None
+                )
+                .unwrap(),
+                std::collections::BTreeMap::from([(
+                    "plan".to_owned(),
+                    rectify_core::Document::from_value(json!({"phases": ["design", "build"]}))
+                )])
+            )
+            .build()
+            .unwrap()
+            .validate(text)
+            .is_valid(),
+        "the full judge accepts it"
+    );
+    let prefix = PrefixChecker::new(&schema, PrefixOptions::default()).with_rules(&checker);
+    let mut judge = StreamJudge::new(Arc::new(prefix));
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        let verdict = judge.push(c.encode_utf8(&mut buf)).unwrap();
+        assert_eq!(verdict, Verdict::Open, "at {:?}", judge.reader().text());
+    }
 }
