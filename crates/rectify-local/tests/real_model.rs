@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use rectify_local::fetch::{cache_dir, default_model_path};
 use rectify_local::{LocalModel, LocalOptions, LocalProvider};
-use rectify_provider::{FinishReason, Provider, Request, Response, STOPPED};
+use rectify_provider::{FinishReason, Message, Provider, Request, Response, STOPPED};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard};
 
@@ -341,6 +341,72 @@ async fn a_repeated_prompt_reuses_the_cache_and_answers_the_same() {
         "all but the last token: {again_meta}"
     );
     assert_eq!(fresh.text, again.text);
+}
+
+/// A re-ask (the loop's next attempt: the request, the answer, the feedback) evaluates only
+/// what the first attempt's prompt did not have: the request's turns come from the cache.
+#[tokio::test]
+async fn a_re_ask_evaluates_only_the_turns_after_the_request() {
+    let _serial = serial().await;
+    let provider = provider(LocalOptions::default());
+    let schema = json!({
+        "type": "object",
+        "properties": {"customer": {"type": "string"}, "total": {"type": "integer"}},
+        "required": ["customer", "total"]
+    });
+    let prompt = "Extract the order: Kim Berg pays 75 USD for two lamps.";
+    let first = Request::new(prompt)
+        .with_schema(schema.clone())
+        .with_max_output_tokens(60);
+    let answer = provider.complete(&first).await.unwrap();
+    let first_prompt = raw(&answer)["prompt_tokens"].as_u64().unwrap();
+    let again = Request::from_messages(vec![
+        Message::user(prompt),
+        Message::assistant(answer.text.clone()),
+        Message::user("/total: got 75, expected the total in cents (7500). Answer again."),
+    ])
+    .with_schema(schema)
+    .with_max_output_tokens(60);
+    let meta = raw(&provider.complete(&again).await.unwrap());
+    let reused = meta["reused_prompt_tokens"].as_u64().unwrap();
+    assert!(
+        reused + 4 >= first_prompt,
+        "the first prompt ({first_prompt} tokens) is restored, not evaluated again: {meta}"
+    );
+    assert!(meta["prompt_tokens"].as_u64().unwrap() > first_prompt);
+}
+
+/// A workflow's steps build one provider each: the second finds the model the first loaded
+/// (the same instance, not a second load) and, with it, the first one's prompt cache.
+#[tokio::test]
+async fn a_second_provider_shares_the_loaded_model_and_its_cache() {
+    let _serial = serial().await;
+    let model = model();
+    assert!(Arc::ptr_eq(
+        &model,
+        &LocalModel::shared(&model_path()).unwrap()
+    ));
+    let ask = |customer: &str| {
+        Request::new(format!("Extract the order: {customer} pays 40 USD."))
+            .with_schema(json!({"type": "object", "properties": {"customer": {"type": "string"}}}))
+            .with_max_output_tokens(40)
+    };
+    provider(LocalOptions::default())
+        .complete(&ask("Dana Holt"))
+        .await
+        .unwrap();
+    let next_step = LocalProvider::with_model(
+        LocalModel::shared(&model_path()).unwrap(),
+        LocalOptions {
+            threads: Some(1),
+            ..LocalOptions::default()
+        },
+    );
+    let meta = raw(&next_step.complete(&ask("Kim Berg")).await.unwrap());
+    assert!(
+        meta["reused_prompt_tokens"].as_u64().unwrap() > 10,
+        "the shared instruction comes from the first provider's cache: {meta}"
+    );
 }
 
 /// Streams `request` into a sink that stops once `stop_at` is in the text; the pieces handed

@@ -110,3 +110,26 @@ fn command(spec: &ProviderSpec, context: &CallContext) -> Result<Arc<dyn Provide
     config.prompt_input = PromptInput::Auto;
     Ok(Arc::new(CommandProvider::new(config)?))
 }
+
+#[cfg(all(test, feature = "local"))]
+mod tests {
+    use super::*;
+
+    /// Every step of a run that names the embedded model gets the same provider, so the model
+    /// is loaded once per run (and its prompt cache carries from one step to the next).
+    #[test]
+    fn the_embedded_model_is_one_provider_for_every_call() {
+        let factory = SpecFactory::default();
+        let spec = ProviderSpec::new(ProviderKind::Local);
+        let context = |unit: &str| CallContext {
+            unit: unit.to_owned(),
+            cwd: PathBuf::from("."),
+            env: Vec::new(),
+            timeout: Duration::from_secs(1),
+        };
+        let first = factory.provider(&spec, &context("a")).unwrap();
+        let second = factory.provider(&spec, &context("b[1]")).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        assert!(first.name().starts_with("local:"), "{}", first.name());
+    }
+}
