@@ -530,7 +530,9 @@ mod tests {
             ..LocalOptions::default()
         };
         let source = Source::Named(fetch::find_model(model).unwrap());
-        LocalProvider::build(source, options, None).inner.grounding()
+        LocalProvider::build(source, options, None)
+            .inner
+            .grounding()
     }
 
     /// `auto` grounds where grounding was measured to pay (the 0.5B) and not where it lost
