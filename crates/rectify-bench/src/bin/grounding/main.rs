@@ -4,8 +4,8 @@
 //!
 //! Requests are under `crates/rectify-bench/data/grounding/`, one file a part: the tuning parts
 //! `tune`, `tune2`, `tune3`, `fresh` and `fresh3` (their misses were read after they were first
-//! measured), and the held-out parts `test` (known kinds), `fresh2`, `fresh4`, `fresh5` and
-//! `fresh6` (new kinds), never tuned on (`--parts` picks them; each file's `note` says how it
+//! measured), and the held-out parts `test` (known kinds), `fresh2`, `fresh4`, `fresh5`,
+//! `fresh6` and `fresh7` (new kinds), never tuned on (`--parts` picks them; each file's `note` says how it
 //! was written).
 //! Each request has a JSON Schema and expected values written by hand. Every request runs
 //! through the loop as `rectify ask` runs it with the embedded model (at most 3 attempts,
