@@ -169,13 +169,19 @@ Anonymous:             4 kB
     #[cfg(target_os = "linux")]
     #[test]
     fn releasing_this_process_s_code_lowers_its_resident_set_and_keeps_it_running() {
-        let before = resident_code_kb();
-        assert!(release() > 0, "a test binary has clean code mappings");
-        let after = resident_code_kb();
-        assert!(
-            after < before,
-            "{after} kB resident after, {before} kB before"
-        );
+        // The other tests of this binary run on other threads meanwhile and map code pages
+        // back in as they execute them (one CI run saw 4,392 kB after against 4,228 before):
+        // a release that works lowers the resident set in at least one of a few tries, one
+        // that does nothing in none.
+        let mut seen = Vec::new();
+        let lowered = (0..5).any(|_| {
+            let before = resident_code_kb();
+            assert!(release() > 0, "a test binary has clean code mappings");
+            let after = resident_code_kb();
+            seen.push((before, after));
+            after < before
+        });
+        assert!(lowered, "(kB resident before, after) per try: {seen:?}");
         // The code runs on, mapped again from the page cache as it is executed.
         assert!(resident_code_kb() > 0, "the running code is mapped again");
     }
