@@ -376,8 +376,10 @@ async fn a_re_ask_evaluates_only_the_turns_after_the_request() {
     assert!(meta["prompt_tokens"].as_u64().unwrap() > first_prompt);
 }
 
-/// A workflow's steps build one provider each: the second finds the model the first loaded
-/// (the same instance, not a second load) and, with it, the first one's prompt cache.
+/// Two providers in one process (a constrained and a free one, the calls of an MCP server, or
+/// runs after one another) share the model: the second finds the instance the first loaded
+/// (not a second load) and, with it, the first one's prompt cache. (A workflow run goes
+/// further and uses one provider for all its steps: rectify-flow's `SpecFactory`.)
 #[tokio::test]
 async fn a_second_provider_shares_the_loaded_model_and_its_cache() {
     let _serial = serial().await;

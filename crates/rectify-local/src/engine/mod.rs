@@ -169,9 +169,10 @@ impl LocalModel {
     }
 
     /// The model loaded from `path` in this process, loading it on first use. A loaded model
-    /// stays loaded for the life of the process (a workflow's steps build providers one after
-    /// another; each would otherwise load the model again): its weights are memory-mapped,
-    /// so an unused model costs address space, not memory the system cannot reclaim.
+    /// stays loaded for the life of the process (every provider built over the same file, one
+    /// after another or side by side, would otherwise load it again): its weights are
+    /// memory-mapped, so an unused model costs address space, not memory the system cannot
+    /// reclaim.
     pub fn shared(path: &Path) -> Result<Arc<Self>, LocalError> {
         static CACHE: Mutex<Vec<(PathBuf, Arc<LocalModel>)>> = Mutex::new(Vec::new());
         let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
