@@ -148,11 +148,18 @@ impl Inner {
             }
             Source::Named(spec) => {
                 let progress = self.options.progress.clone();
-                fetch::ensure_named(spec, &mut |event: FetchEvent| {
+                let mut report = |event: FetchEvent| {
                     if let Some(progress) = &progress {
                         progress(event);
                     }
-                })?
+                };
+                let verified = fetch::ensure_named(spec, &mut report)?;
+                match spec.convert_to {
+                    Some(conversion) => {
+                        crate::engine::converted(&verified, conversion, &mut report)
+                    }
+                    None => verified,
+                }
             }
         };
         let model = LocalModel::shared(&path)?;

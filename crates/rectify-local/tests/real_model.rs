@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use rectify_local::fetch::{cache_dir, default_model_path};
+use rectify_local::fetch::{DEFAULT_MODEL, cache_dir, default_model_path};
 use rectify_local::{LocalModel, LocalOptions, LocalProvider};
 use rectify_provider::{FinishReason, Message, Provider, Request, Response, STOPPED};
 use serde_json::{Value, json};
@@ -36,7 +36,18 @@ fn model() -> Arc<LocalModel> {
                  or set RECTIFY_MODEL_PATH to a GGUF file.",
                 path.display()
             );
-            LocalModel::shared(&path).unwrap()
+            if std::env::var_os("RECTIFY_MODEL_PATH").is_some_and(|p| !p.is_empty()) {
+                return LocalModel::shared(&path).unwrap();
+            }
+            // The default model as `rectify ask` runs it: converted on first use when its
+            // catalog entry says so.
+            LocalProvider::from_env_or_default(LocalOptions {
+                model: Some(DEFAULT_MODEL.name.to_owned()),
+                ..LocalOptions::default()
+            })
+            .unwrap()
+            .load()
+            .unwrap()
         })
         .clone()
 }
@@ -95,6 +106,34 @@ async fn assert_valid_answer(prompt: &str, schema: Value) -> Value {
         meta["output_tokens"].as_u64().unwrap()
     );
     value
+}
+
+/// The default model runs in the quantization its catalog entry converts it to (made on
+/// first use beside the verified file, which stays as fetched).
+#[tokio::test]
+async fn the_default_model_runs_converted_beside_the_verified_file() {
+    let _serial = serial().await;
+    let (Some(conversion), false) = (
+        DEFAULT_MODEL.convert_to,
+        std::env::var_os("RECTIFY_MODEL_PATH").is_some_and(|p| !p.is_empty()),
+    ) else {
+        return;
+    };
+    let running = model().path().to_path_buf();
+    let verified = model_path();
+    assert_eq!(running.parent(), verified.parent());
+    let name = running.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.ends_with(&format!(".{}.gguf", conversion.name())),
+        "{name}"
+    );
+    assert!(verified.is_file(), "the verified file stays");
+    let answer = assert_valid_answer(
+        "Extract the invoice: ACME Corp owes 1250 EUR.",
+        json!({"type": "object", "properties": {"customer": {"type": "string"}, "total": {"type": "number"}}, "required": ["customer", "total"], "additionalProperties": false}),
+    )
+    .await;
+    assert_eq!(answer["total"], json!(1250));
 }
 
 #[tokio::test]
@@ -386,7 +425,7 @@ async fn a_second_provider_shares_the_loaded_model_and_its_cache() {
     let model = model();
     assert!(Arc::ptr_eq(
         &model,
-        &LocalModel::shared(&model_path()).unwrap()
+        &LocalModel::shared(model.path()).unwrap()
     ));
     let ask = |customer: &str| {
         Request::new(format!("Extract the order: {customer} pays 40 USD."))
@@ -398,7 +437,7 @@ async fn a_second_provider_shares_the_loaded_model_and_its_cache() {
         .await
         .unwrap();
     let next_step = LocalProvider::with_model(
-        LocalModel::shared(&model_path()).unwrap(),
+        LocalModel::shared(model.path()).unwrap(),
         LocalOptions {
             threads: Some(1),
             ..LocalOptions::default()

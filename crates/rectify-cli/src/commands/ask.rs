@@ -225,6 +225,12 @@ fn fetch_progress(event: FetchEvent) {
             ));
         }
         FetchEvent::Ready { path } => stderr(&format!("model ready: {}", path.display())),
+        FetchEvent::Converting { .. } => {
+            stderr("converting the embedded model to the layout it runs fastest in (once)...");
+        }
+        FetchEvent::ConversionFailed { message } => stderr(&format!(
+            "could not convert the embedded model ({message}); using it as published"
+        )),
         _ => {}
     }
 }

