@@ -142,9 +142,10 @@ impl Inner {
         if let Some(model) = slot.as_ref() {
             return Ok(Arc::clone(model));
         }
-        let path = match &self.source {
+        let model = match &self.source {
             Source::File { path, origin } => {
-                file_source(path.clone(), origin).map(|_| path.clone())?
+                file_source(path.clone(), origin)?;
+                LocalModel::shared(path)?
             }
             Source::Named(spec) => {
                 let progress = self.options.progress.clone();
@@ -156,13 +157,12 @@ impl Inner {
                 let verified = fetch::ensure_named(spec, &mut report)?;
                 match spec.convert_to {
                     Some(conversion) => {
-                        crate::engine::converted(&verified, conversion, &mut report)
+                        crate::engine::load_converted(&verified, conversion, &mut report)?
                     }
-                    None => verified,
+                    None => LocalModel::shared(&verified)?,
                 }
             }
         };
-        let model = LocalModel::shared(&path)?;
         *slot = Some(Arc::clone(&model));
         Ok(model)
     }

@@ -2,12 +2,38 @@
 //! ([`crate::ModelSpec::convert_to`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rectify_quantize::Quant;
 
-use super::backend;
+use super::{LocalModel, backend};
 use crate::LocalError;
 use crate::fetch::{Conversion, FetchEvent};
+
+/// The verified model at `verified`, loaded in its conversion ([`converted`]). A converted
+/// file that does not load (written by a llama.cpp this one cannot read, or damaged since) is
+/// removed, reported as a [`FetchEvent::ConversionFailed`], and the verified file is loaded
+/// instead; the next load converts again.
+pub(crate) fn load_converted(
+    verified: &Path,
+    conversion: Conversion,
+    progress: &mut dyn FnMut(FetchEvent),
+) -> Result<Arc<LocalModel>, LocalError> {
+    let path = converted(verified, conversion, progress);
+    if path == verified {
+        return LocalModel::shared(verified);
+    }
+    LocalModel::shared(&path).or_else(|error| {
+        let removed = match std::fs::remove_file(&path) {
+            Ok(()) => "removed it".to_owned(),
+            Err(e) => format!("could not remove it: {e}"),
+        };
+        progress(FetchEvent::ConversionFailed {
+            message: format!("{error}; {removed}"),
+        });
+        LocalModel::shared(verified)
+    })
+}
 
 /// Where the conversion of `verified` lives: `<stem>.<quantization>.gguf` beside it.
 pub(crate) fn converted_path(verified: &Path, conversion: Conversion) -> PathBuf {
@@ -103,6 +129,53 @@ mod tests {
         );
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "only the verified file: {left:?}");
+    }
+
+    #[test]
+    fn a_conversion_that_does_not_load_is_removed_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let verified = dir.path().join("model.gguf");
+        std::fs::write(&verified, b"not a GGUF file either").unwrap();
+        let bad = converted_path(&verified, Conversion::Q4_0);
+        std::fs::write(&bad, b"damaged conversion").unwrap();
+        let mut events = Vec::new();
+        let loaded = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
+        assert!(
+            matches!(&loaded, Err(LocalError::Load { path, .. }) if *path == verified),
+            "the verified file is tried next: {loaded:?}"
+        );
+        assert!(
+            matches!(&events[..], [FetchEvent::ConversionFailed { message }] if message.contains("removed it")),
+            "{events:?}"
+        );
+        assert!(!bad.exists(), "the damaged conversion is gone");
+        assert!(verified.is_file());
+    }
+
+    /// With the real default model: a damaged conversion beside it gives way to the verified
+    /// file, which loads and answers for it.
+    #[cfg(unix)]
+    #[test]
+    fn a_damaged_conversion_gives_way_to_the_verified_model() {
+        let cached = crate::fetch::DEFAULT_MODEL.path_in(&crate::fetch::cache_dir().unwrap());
+        assert!(
+            cached.is_file(),
+            "this test needs the default model {}: run `scripts/setup.sh`",
+            cached.display()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let verified = dir.path().join("model.gguf");
+        std::os::unix::fs::symlink(&cached, &verified).unwrap();
+        let bad = converted_path(&verified, Conversion::Q4_0);
+        std::fs::write(&bad, b"GGUF and then nothing").unwrap();
+        let mut events = Vec::new();
+        let model = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e)).unwrap();
+        assert_eq!(model.path(), cached.canonicalize().unwrap());
+        assert!(
+            matches!(&events[..], [FetchEvent::ConversionFailed { message }] if message.contains("q4_0.gguf")),
+            "{events:?}"
+        );
+        assert!(!bad.exists());
     }
 
     #[test]

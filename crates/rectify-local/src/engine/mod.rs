@@ -23,7 +23,7 @@ use llama_cpp_2::{LogOptions, send_logs_to_tracing};
 use llguidance::ParserFactory;
 use llguidance::toktrie::InferenceCapabilities;
 
-pub(crate) use convert::converted;
+pub(crate) use convert::load_converted;
 pub use generate::{Finish, GenerateParams, Generation};
 
 use crate::LocalError;

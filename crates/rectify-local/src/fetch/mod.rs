@@ -61,7 +61,8 @@ pub enum FetchEvent {
         /// The verified model file.
         from: PathBuf,
     },
-    /// The conversion failed: the verified model is used as published (slower, same
+    /// The conversion failed, or a converted file did not load (it is removed, and converted
+    /// again on the next load): the verified model is used as published (slower, same
     /// answers' quality).
     ConversionFailed {
         /// Why.
