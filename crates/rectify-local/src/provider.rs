@@ -167,13 +167,18 @@ impl Inner {
         Ok(model)
     }
 
-    /// The grounding mode: the options', where `auto` follows the named model's measured
-    /// default ([`fetch::ModelSpec::grounds`]; a model file given by path keeps `auto`).
+    /// The grounding mode: the options', where `auto` follows the measured default of the
+    /// catalog's model ([`fetch::ModelSpec::grounds`]): the named one, or the one whose file a
+    /// path names ([`fetch::catalog::model_by_file`]); any other file keeps `auto`.
     fn grounding(&self) -> grounding::Grounding {
-        match (&self.source, self.options.grounding) {
-            (Source::Named(spec), grounding::Grounding::Auto) if !spec.grounds => {
-                grounding::Grounding::Off
-            }
+        let spec = match &self.source {
+            Source::Named(spec) => Some(*spec),
+            Source::File { path, .. } => path
+                .file_name()
+                .and_then(|name| fetch::catalog::model_by_file(&name.to_string_lossy())),
+        };
+        match (spec, self.options.grounding) {
+            (Some(spec), grounding::Grounding::Auto) if !spec.grounds => grounding::Grounding::Off,
             (_, mode) => mode,
         }
     }
@@ -552,5 +557,36 @@ mod tests {
         assert_eq!(grounding_of("qwen2.5-coder-1.5b", Auto), Off);
         assert_eq!(grounding_of("qwen2.5-coder-1.5b", On), On);
         assert_eq!(grounding_of("qwen2.5-coder-0.5b", Off), Off);
+    }
+
+    fn grounding_of_file(path: &str, grounding: grounding::Grounding) -> grounding::Grounding {
+        let options = LocalOptions {
+            grounding,
+            ..LocalOptions::default()
+        };
+        let source = Source::File {
+            path: PathBuf::from(path),
+            origin: "RECTIFY_MODEL_PATH",
+        };
+        LocalProvider::build(source, options, None)
+            .inner
+            .grounding()
+    }
+
+    /// A catalog model given by path (as fetched or as converted) keeps its measured default;
+    /// any other file keeps `auto`.
+    #[test]
+    fn a_catalog_model_given_by_path_keeps_its_grounding() {
+        use grounding::Grounding::{Auto, Off, On};
+        let big = fetch::find_model("qwen2.5-coder-1.5b").unwrap().file;
+        assert_eq!(grounding_of_file(&format!("/m/{big}"), Auto), Off);
+        assert_eq!(grounding_of_file(&format!("/m/{big}"), On), On);
+        let small = fetch::DEFAULT_MODEL;
+        let converted = small.convert_to.unwrap().path_for(Path::new(small.file));
+        assert_eq!(
+            grounding_of_file(&format!("/m/{}", converted.display()), Auto),
+            Auto
+        );
+        assert_eq!(grounding_of_file("/m/my-own-model.gguf", Auto), Auto);
     }
 }

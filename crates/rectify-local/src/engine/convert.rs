@@ -35,11 +35,6 @@ pub(crate) fn load_converted(
     })
 }
 
-/// Where the conversion of `verified` lives: `<stem>.<quantization>.gguf` beside it.
-pub(crate) fn converted_path(verified: &Path, conversion: Conversion) -> PathBuf {
-    verified.with_extension(format!("{}.gguf", conversion.name()))
-}
-
 /// The conversion of the verified model at `verified`, made now if it is not there yet
 /// (written to a temporary file and renamed into place, so a conversion cut short leaves
 /// nothing at the path). When the conversion fails, `verified` itself, after a
@@ -49,7 +44,7 @@ pub(crate) fn converted(
     conversion: Conversion,
     progress: &mut dyn FnMut(FetchEvent),
 ) -> PathBuf {
-    let converted = converted_path(verified, conversion);
+    let converted = conversion.path_for(verified);
     if converted.is_file() {
         return converted;
     }
@@ -99,17 +94,11 @@ mod tests {
     #[test]
     fn the_conversion_sits_beside_the_verified_file() {
         assert_eq!(
-            converted_path(
-                Path::new("/cache/models/qwen-q4_k_m.gguf"),
-                Conversion::Q4_0
-            ),
+            Conversion::Q4_0.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
             Path::new("/cache/models/qwen-q4_k_m.q4_0.gguf")
         );
         assert_eq!(
-            converted_path(
-                Path::new("/cache/models/qwen-q4_k_m.gguf"),
-                Conversion::Iq4Nl
-            ),
+            Conversion::Iq4Nl.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
             Path::new("/cache/models/qwen-q4_k_m.iq4_nl.gguf")
         );
     }
@@ -136,7 +125,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let verified = dir.path().join("model.gguf");
         std::fs::write(&verified, b"not a GGUF file either").unwrap();
-        let bad = converted_path(&verified, Conversion::Q4_0);
+        let bad = Conversion::Q4_0.path_for(&verified);
         std::fs::write(&bad, b"damaged conversion").unwrap();
         let mut events = Vec::new();
         let loaded = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
@@ -166,7 +155,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let verified = dir.path().join("model.gguf");
         std::os::unix::fs::symlink(&cached, &verified).unwrap();
-        let bad = converted_path(&verified, Conversion::Q4_0);
+        let bad = Conversion::Q4_0.path_for(&verified);
         std::fs::write(&bad, b"GGUF and then nothing").unwrap();
         let mut events = Vec::new();
         let model = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e)).unwrap();
@@ -183,7 +172,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let verified = dir.path().join("model.gguf");
         std::fs::write(&verified, b"verified").unwrap();
-        let done = converted_path(&verified, Conversion::Iq4Nl);
+        let done = Conversion::Iq4Nl.path_for(&verified);
         std::fs::write(&done, b"converted earlier").unwrap();
         let mut events = Vec::new();
         assert_eq!(

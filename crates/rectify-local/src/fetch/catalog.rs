@@ -66,6 +66,12 @@ impl Conversion {
             Self::Iq4Nl => "iq4_nl",
         }
     }
+
+    /// Where the conversion of the model file at `verified` lives: `<stem>.<name>.gguf`
+    /// beside it.
+    pub fn path_for(self, verified: &Path) -> PathBuf {
+        verified.with_extension(format!("{}.gguf", self.name()))
+    }
 }
 
 /// Gemma 3 270M (base model), Q4_K_M.
@@ -222,6 +228,16 @@ pub fn find_model(name: &str) -> Result<&'static ModelSpec, LocalError> {
             name: wanted.to_owned(),
             known: names(),
         })
+}
+
+/// The catalog's model whose file (as fetched, or as converted) is called `file_name`: a
+/// model given by path that is one of the catalog's keeps its measured settings.
+pub fn model_by_file(file_name: &str) -> Option<&'static ModelSpec> {
+    MODELS.iter().find(|m| {
+        m.file == file_name
+            || m.convert_to
+                .is_some_and(|c| c.path_for(Path::new(m.file)) == Path::new(file_name))
+    })
 }
 
 /// The names of [`MODELS`], comma-separated.
