@@ -238,25 +238,27 @@ fn plan_checker() -> Arc<PrefixChecker> {
             }}
         }
     });
-    let rules = rectify_check::RuleSet::from_value(
-        &json!({"rules": [
-            {"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"},
-            {"id": "ids", "unique": "$.tasks[*].id"},
-            {"id": "files", "each": "$.tasks[*]", "required_nonempty": ["$.files"]},
-            {"id": "goal", "required_nonempty": ["$.goal"]}
-        ]}),
-        None,
-    )
-    .unwrap();
-    let checker = rectify_check::Checker::builder()
-        .rules(rules)
-        .reference(
-            "plan",
-            rectify_core::Document::from_value(json!({"phases": ["design", "build"]})),
-        )
-        .build()
-        .unwrap();
+    let checker = plan_rules(&json!({"rules": [
+        {"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"},
+        {"id": "ids", "unique": "$.tasks[*].id"},
+        {"id": "files", "each": "$.tasks[*]", "required_nonempty": ["$.files"]},
+        {"id": "goal", "required_nonempty": ["$.goal"]}
+    ]}));
     Arc::new(PrefixChecker::new(&schema, PrefixOptions::default()).with_rules(&checker))
+}
+
+/// The document the plan's rules refer to as `plan`.
+fn plan() -> rectify_core::Document {
+    rectify_core::Document::from_value(json!({"phases": ["design", "build"]}))
+}
+
+/// A checker with `rules` and the [`plan`] reference.
+fn plan_rules(rules: &Value) -> rectify_check::Checker {
+    rectify_check::Checker::builder()
+        .rules(rectify_check::RuleSet::from_value(rules, None).unwrap())
+        .reference("plan", plan())
+        .build()
+        .unwrap()
 }
 
 /// The first doomed error's code and pointer, and how many bytes had arrived then.
@@ -323,33 +325,16 @@ fn an_item_a_repair_changes_is_judged_by_the_rules_as_repaired_or_not_at_all() {
             }}
         }
     });
-    let rules = rectify_check::RuleSet::from_value(
-        &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
-        None,
-    )
-    .unwrap();
-    let checker = rectify_check::Checker::builder()
-        .rules(rules)
-        .reference(
-            "plan",
-            rectify_core::Document::from_value(json!({"phases": ["design", "build"]})),
-        )
-        .build()
-        .unwrap();
+    let rules =
+        json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]});
+    let checker = plan_rules(&rules);
     let text = r#"{"goal": "g", "tasks": [{"phase": "Design"}, {"phase": "build"}]}"#;
     assert!(
         rectify_judge::Validator::builder()
             .schema_value(schema.clone())
             .rules(
-                rectify_check::RuleSet::from_value(
-                    &json!({"rules": [{"id": "phase", "each": "$.tasks[*].phase", "in": "plan:$.phases[*]"}]}),
-                    None
-                )
-                .unwrap(),
-                std::collections::BTreeMap::from([(
-                    "plan".to_owned(),
-                    rectify_core::Document::from_value(json!({"phases": ["design", "build"]}))
-                )])
+                rectify_check::RuleSet::from_value(&rules, None).unwrap(),
+                std::collections::BTreeMap::from([("plan".to_owned(), plan())])
             )
             .build()
             .unwrap()
