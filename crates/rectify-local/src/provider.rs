@@ -171,15 +171,28 @@ impl Inner {
     /// catalog's model ([`fetch::ModelSpec::grounds`]): the named one, or the one whose file a
     /// path names ([`fetch::catalog::model_by_file`]); any other file keeps `auto`.
     fn grounding(&self) -> grounding::Grounding {
-        let spec = match &self.source {
+        match (self.spec(), self.options.grounding) {
+            (Some(spec), grounding::Grounding::Auto) if !spec.grounds => grounding::Grounding::Off,
+            (_, mode) => mode,
+        }
+    }
+
+    /// Whether grounding ties numbers too: where the catalog's model was measured to gain
+    /// from it ([`fetch::ModelSpec::grounds_numbers`]), for any other file, and always under
+    /// an explicit `on`.
+    fn grounds_numbers(&self) -> bool {
+        self.options.grounding == grounding::Grounding::On
+            || self.spec().is_none_or(|spec| spec.grounds_numbers)
+    }
+
+    /// The catalog's model: the named one, or the one whose file a path names
+    /// ([`fetch::catalog::model_by_file`]).
+    fn spec(&self) -> Option<&'static fetch::ModelSpec> {
+        match &self.source {
             Source::Named(spec) => Some(*spec),
             Source::File { path, .. } => path
                 .file_name()
                 .and_then(|name| fetch::catalog::model_by_file(&name.to_string_lossy())),
-        };
-        match (spec, self.options.grounding) {
-            (Some(spec), grounding::Grounding::Auto) if !spec.grounds => grounding::Grounding::Off,
-            (_, mode) => mode,
         }
     }
 
@@ -196,7 +209,7 @@ impl Inner {
         let contrasts = self.options.contrast.unwrap_or(!chat);
         let constrained = self.options.constrained && request.wants_json();
         let grounded = constrained
-            .then(|| grounding::grammar_schema(self.grounding(), request))
+            .then(|| grounding::grammar_schema(self.grounding(), self.grounds_numbers(), request))
             .flatten();
         let fields = grounded
             .as_ref()
@@ -588,5 +601,37 @@ mod tests {
             Auto
         );
         assert_eq!(grounding_of_file("/m/my-own-model.gguf", Auto), Auto);
+    }
+
+    fn ties_numbers(source: Source, grounding: grounding::Grounding) -> bool {
+        let options = LocalOptions {
+            grounding,
+            ..LocalOptions::default()
+        };
+        LocalProvider::build(source, options, None)
+            .inner
+            .grounds_numbers()
+    }
+
+    /// The default model leaves numbers free unless grounding is `on`; Gemma and a file of
+    /// no catalog model tie them.
+    #[test]
+    fn numbers_are_tied_where_the_model_gains_from_it_or_when_asked() {
+        use grounding::Grounding::{Auto, On};
+        let named = |name: &str| Source::Named(fetch::find_model(name).unwrap());
+        assert!(!ties_numbers(named("qwen2.5-coder-0.5b"), Auto));
+        assert!(ties_numbers(named("qwen2.5-coder-0.5b"), On));
+        assert!(ties_numbers(named("gemma3-270m"), Auto));
+        let file = |path: &str| Source::File {
+            path: PathBuf::from(path),
+            origin: "RECTIFY_MODEL_PATH",
+        };
+        assert!(ties_numbers(file("/m/my-own-model.gguf"), Auto));
+        let small = fetch::DEFAULT_MODEL;
+        let converted = small.convert_to.unwrap().path_for(Path::new(small.file));
+        assert!(!ties_numbers(
+            file(&format!("/m/{}", converted.display())),
+            Auto
+        ));
     }
 }

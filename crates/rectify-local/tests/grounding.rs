@@ -203,7 +203,7 @@ fn the_quick_start_request_offers_its_own_values_only() {
         "Extract the invoice from this sentence: ACME Corp owes 1250.00 EUR for the March deliveries.",
     )
     .with_schema(schema.clone());
-    let grammar = grammar_schema(Grounding::Auto, &request).unwrap();
+    let grammar = grammar_schema(Grounding::Auto, true, &request).unwrap();
     let customers = grammar["properties"]["customer"]["enum"]
         .as_array()
         .unwrap();
@@ -215,5 +215,19 @@ fn the_quick_start_request_offers_its_own_values_only() {
     );
     // The currency enum keeps the one choice the request names.
     assert_eq!(grammar["properties"]["currency"], json!({"enum": ["EUR"]}));
-    assert!(grammar_schema(Grounding::Off, &request).is_none());
+    assert!(grammar_schema(Grounding::Off, true, &request).is_none());
+    // Without numbers, the total is the schema's own and the strings are still tied.
+    let strings_only = grammar_schema(Grounding::Auto, false, &request).unwrap();
+    assert_eq!(
+        strings_only["properties"]["total"],
+        schema["properties"]["total"]
+    );
+    assert_eq!(
+        strings_only["properties"]["customer"],
+        grammar["properties"]["customer"]
+    );
+    assert_eq!(
+        strings_only["properties"]["currency"],
+        json!({"enum": ["EUR"]})
+    );
 }

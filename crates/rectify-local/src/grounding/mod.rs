@@ -135,9 +135,9 @@ pub fn applies(mode: Grounding, request: &Request) -> bool {
 pub const MAX_GROUNDED_BYTES: usize = 256 * 1024;
 
 /// The grammar schema for `request` under `mode`: its schema with free leaves restricted to
-/// the request's spans and numbers, or `None` when grounding does not apply or the request is
-/// longer than [`MAX_GROUNDED_BYTES`].
-pub fn grammar_schema(mode: Grounding, request: &Request) -> Option<Value> {
+/// the request's spans (and, when `numbers`, its numbers), or `None` when grounding does not
+/// apply or the request is longer than [`MAX_GROUNDED_BYTES`].
+pub fn grammar_schema(mode: Grounding, numbers: bool, request: &Request) -> Option<Value> {
     if !applies(mode, request) {
         return None;
     }
@@ -146,7 +146,10 @@ pub fn grammar_schema(mode: Grounding, request: &Request) -> Option<Value> {
         return None;
     }
     let text = quoted_part(&text);
-    let offer = schema::Offer::from_text(text);
+    let offer = schema::Offer {
+        numbers,
+        ..schema::Offer::from_text(text)
+    };
     request.schema.as_ref().map(|s| schema::ground(s, &offer))
 }
 
@@ -315,9 +318,9 @@ mod tests {
         assert!(long.len() > MAX_GROUNDED_BYTES);
         let request = Request::new(long).with_schema(schema.clone());
         assert!(applies(Grounding::Auto, &request));
-        assert_eq!(grammar_schema(Grounding::Auto, &request), None);
+        assert_eq!(grammar_schema(Grounding::Auto, true, &request), None);
         let short = Request::new("Extract the name: Ada Lovelace").with_schema(schema);
-        assert!(grammar_schema(Grounding::Auto, &short).is_some());
+        assert!(grammar_schema(Grounding::Auto, true, &short).is_some());
     }
 
     #[test]
@@ -332,7 +335,7 @@ mod tests {
         let opted_out = Request::new("Extract the name: Ada")
             .with_schema(json!({"x-rectify-grounded": false, "type": "string"}));
         assert!(!applies(Grounding::On, &opted_out));
-        assert!(grammar_schema(Grounding::Auto, &plan).is_none());
+        assert!(grammar_schema(Grounding::Auto, true, &plan).is_none());
         assert_eq!("OFF".parse::<Grounding>().unwrap(), Grounding::Off);
         assert!("sometimes".parse::<Grounding>().is_err());
     }

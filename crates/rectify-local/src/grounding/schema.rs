@@ -19,6 +19,8 @@ pub struct Offer {
     pub spans: BTreeSet<String>,
     /// Numbers written in it, with their context ([`spans::mentions`]).
     pub mentions: Vec<Mention>,
+    /// Whether number leaves are tied to [`Offer::mentions`]; otherwise they stay free.
+    pub numbers: bool,
 }
 
 impl Offer {
@@ -28,6 +30,7 @@ impl Offer {
             text: text.to_owned(),
             spans: spans::spans(text),
             mentions: spans::mentions(text),
+            numbers: true,
         }
     }
 }
@@ -127,6 +130,7 @@ impl Walk<'_> {
                     .map(Value::String)
                     .collect()
             }
+            "integer" | "number" if !self.offer.numbers => return None,
             "integer" => self.numbers(obj, name, true),
             "number" => self.numbers(obj, name, false),
             "boolean" => vec![Value::Bool(flags::flag(name, &self.offer.text)?)],
