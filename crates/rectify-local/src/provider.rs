@@ -229,6 +229,7 @@ impl Inner {
             stop: prompt.stop,
             grammar,
             contrast: contrasts && fields.is_some(),
+            open_lists: grounding::is_extraction(&grounding::request_text(request)),
             fields,
             max_tokens: answer_budget(
                 model,

@@ -48,6 +48,9 @@ pub struct GenerateParams {
     /// Under `fields`, choose the first token of each string value among the model's
     /// near-favourites by what the field's key adds over the other fields' keys.
     pub contrast: bool,
+    /// Leave a list's opening bracket to the model when the grammar forces it (see
+    /// `take_forced`): on for extraction requests, where it was measured to pay.
+    pub open_lists: bool,
     /// The token budget for the answer.
     pub max_tokens: u32,
     /// Sampling temperature; 0 is greedy.
@@ -439,8 +442,10 @@ impl<'m> Run<'m> {
         // A list's opening bracket is left to the model: a tokenizer that merges punctuation
         // writes `":["` (or `["`) as one token, so a forced `":[` token is followed by a
         // first item's quote almost never in what the model read, and it closed the list
-        // instead (`"countries": []` for "Japan and South Africa").
-        if bytes.ends_with(b"[") {
+        // instead (`"countries": []` for "Japan and South Africa"). Only for extraction: a
+        // plan's opened `dependsOn` lists named tasks that did not exist (docs/BENCHMARKS.md,
+        // issue 36, sixth round).
+        if self.params.open_lists && bytes.ends_with(b"[") {
             tokens.pop();
         }
         let ids: Vec<u32> = tokens.iter().map(|t| t.0.cast_unsigned()).collect();
