@@ -91,6 +91,20 @@ fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<
 mod tests {
     use super::*;
 
+    /// A verified file and its conversion, with these contents, in a new directory.
+    fn files(
+        verified: &[u8],
+        conversion: Conversion,
+        converted: &[u8],
+    ) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.gguf");
+        std::fs::write(&path, verified).unwrap();
+        let conversion_path = conversion.path_for(&path);
+        std::fs::write(&conversion_path, converted).unwrap();
+        (dir, path, conversion_path)
+    }
+
     #[test]
     fn the_conversion_sits_beside_the_verified_file() {
         assert_eq!(
@@ -122,11 +136,7 @@ mod tests {
 
     #[test]
     fn a_conversion_that_does_not_load_is_removed_and_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let verified = dir.path().join("model.gguf");
-        std::fs::write(&verified, b"not a GGUF file either").unwrap();
-        let bad = Conversion::Q4_0.path_for(&verified);
-        std::fs::write(&bad, b"damaged conversion").unwrap();
+        let (_dir, verified, bad) = files(b"not a GGUF file either", Conversion::Q4_0, b"damaged");
         let mut events = Vec::new();
         let loaded = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
         assert!(
@@ -169,11 +179,7 @@ mod tests {
 
     #[test]
     fn an_existing_conversion_is_used_without_converting_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let verified = dir.path().join("model.gguf");
-        std::fs::write(&verified, b"verified").unwrap();
-        let done = Conversion::Iq4Nl.path_for(&verified);
-        std::fs::write(&done, b"converted earlier").unwrap();
+        let (_dir, verified, done) = files(b"verified", Conversion::Iq4Nl, b"converted earlier");
         let mut events = Vec::new();
         assert_eq!(
             converted(&verified, Conversion::Iq4Nl, &mut |e| events.push(e)),

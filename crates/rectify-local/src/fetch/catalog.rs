@@ -41,9 +41,11 @@ pub struct ModelSpec {
     /// round). An explicit `on` or `off` overrides it.
     pub grounds: bool,
     /// Whether grounding ties numbers to the ones the request writes too (otherwise only
-    /// strings and booleans are tied, and numbers stay free within the schema): measured per
-    /// model on the held-out parts (docs/BENCHMARKS.md, issue 36, sixth round), where the
-    /// 0.5B read numbers better itself. An explicit `RECTIFY_LOCAL_GROUNDING=on` ties them.
+    /// strings, booleans and enums are tied, and numbers stay free within the schema): false
+    /// for Qwen2.5-Coder 0.5B, which was measured to read numbers better itself
+    /// (docs/BENCHMARKS.md, issue 36, sixth round; the 1.5B is not grounded at all); true for
+    /// Gemma, whose number rules they are, and SmolLM2 (not measured without). An explicit
+    /// `RECTIFY_LOCAL_GROUNDING=on` ties them.
     pub grounds_numbers: bool,
     /// The quantization the verified file is converted to before it runs, if any (made once,
     /// on first load, beside it as `<stem>.<quantization>.gguf`): llama.cpp's CPU backend
