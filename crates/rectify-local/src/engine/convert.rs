@@ -8,7 +8,7 @@ use rectify_quantize::Quant;
 
 use super::{LocalModel, backend};
 use crate::LocalError;
-use crate::fetch::{Conversion, FetchEvent};
+use crate::fetch::{Conversion, FetchEvent, Quantization, file_sha256};
 
 /// The verified model at `verified`, loaded in its conversion ([`converted`]). A converted
 /// file that does not load (written by a llama.cpp this one cannot read, or damaged since) is
@@ -36,8 +36,9 @@ pub(crate) fn load_converted(
 }
 
 /// The conversion of the verified model at `verified`, made now if it is not there yet
-/// (written to a temporary file and renamed into place, so a conversion cut short leaves
-/// nothing at the path). When the conversion fails, `verified` itself, after a
+/// (written to a temporary file, checked against the pinned [`Conversion::sha256`] and only
+/// then renamed into place, so a conversion cut short or made differently leaves nothing at
+/// the path). When the conversion fails, `verified` itself, after a
 /// [`FetchEvent::ConversionFailed`]: the model then runs as published.
 pub(crate) fn converted(
     verified: &Path,
@@ -76,12 +77,21 @@ fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<
         .map_err(|e| failed(format!("temporary file in {}: {e}", dir.display())))?;
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| u16::try_from(n.get()).unwrap_or(u16::MAX));
-    let quant = match conversion {
-        Conversion::Q4_0 => Quant::Q4_0,
-        Conversion::Iq4Nl => Quant::Iq4Nl,
+    let quant = match conversion.quant {
+        Quantization::Q4_0 => Quant::Q4_0,
+        Quantization::Iq4Nl => Quant::Iq4Nl,
     };
     rectify_quantize::convert(verified, temp.path(), quant, threads)
         .map_err(|e| failed(e.to_string()))?;
+    let actual = file_sha256(temp.path())?;
+    if !actual.eq_ignore_ascii_case(conversion.sha256) {
+        return Err(failed(format!(
+            "its {} conversion has SHA-256 {actual}, expected {} (the linked llama.cpp \
+             quantizes differently); discarded",
+            conversion.name(),
+            conversion.sha256
+        )));
+    }
     temp.persist(converted)
         .map_err(|e| failed(format!("{}: {}", converted.display(), e.error)))?;
     Ok(())
@@ -90,6 +100,31 @@ fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default model's conversion, as the catalog pins it.
+    const Q4_0: Conversion = Conversion {
+        quant: Quantization::Q4_0,
+        sha256: "564996f7f21038c04b9e3e54e1e0324622780cfe0bc8508fe5ef938cb0052a37",
+    };
+    const IQ4_NL: Conversion = Conversion {
+        quant: Quantization::Iq4Nl,
+        sha256: "",
+    };
+
+    /// A directory holding `model.gguf`, a link to the real default model.
+    #[cfg(unix)]
+    fn real_model() -> (tempfile::TempDir, PathBuf) {
+        let cached = crate::fetch::DEFAULT_MODEL.path_in(&crate::fetch::cache_dir().unwrap());
+        assert!(
+            cached.is_file(),
+            "this test needs the default model {}: run `scripts/setup.sh`",
+            cached.display()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let verified = dir.path().join("model.gguf");
+        std::os::unix::fs::symlink(&cached, &verified).unwrap();
+        (dir, verified)
+    }
 
     /// A verified file and its conversion, with these contents, in a new directory.
     fn files(
@@ -108,11 +143,11 @@ mod tests {
     #[test]
     fn the_conversion_sits_beside_the_verified_file() {
         assert_eq!(
-            Conversion::Q4_0.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
+            Q4_0.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
             Path::new("/cache/models/qwen-q4_k_m.q4_0.gguf")
         );
         assert_eq!(
-            Conversion::Iq4Nl.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
+            IQ4_NL.path_for(Path::new("/cache/models/qwen-q4_k_m.gguf")),
             Path::new("/cache/models/qwen-q4_k_m.iq4_nl.gguf")
         );
     }
@@ -123,7 +158,7 @@ mod tests {
         let verified = dir.path().join("model.gguf");
         std::fs::write(&verified, b"not a GGUF file").unwrap();
         let mut events = Vec::new();
-        let used = converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
+        let used = converted(&verified, Q4_0, &mut |e| events.push(e));
         assert_eq!(used, verified);
         assert!(matches!(events[0], FetchEvent::Converting { .. }));
         assert!(
@@ -136,9 +171,9 @@ mod tests {
 
     #[test]
     fn a_conversion_that_does_not_load_is_removed_and_reported() {
-        let (_dir, verified, bad) = files(b"not a GGUF file either", Conversion::Q4_0, b"damaged");
+        let (_dir, verified, bad) = files(b"not a GGUF file either", Q4_0, b"damaged");
         let mut events = Vec::new();
-        let loaded = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e));
+        let loaded = load_converted(&verified, Q4_0, &mut |e| events.push(e));
         assert!(
             matches!(&loaded, Err(LocalError::Load { path, .. }) if *path == verified),
             "the verified file is tried next: {loaded:?}"
@@ -156,20 +191,13 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_damaged_conversion_gives_way_to_the_verified_model() {
-        let cached = crate::fetch::DEFAULT_MODEL.path_in(&crate::fetch::cache_dir().unwrap());
-        assert!(
-            cached.is_file(),
-            "this test needs the default model {}: run `scripts/setup.sh`",
-            cached.display()
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let verified = dir.path().join("model.gguf");
-        std::os::unix::fs::symlink(&cached, &verified).unwrap();
-        let bad = Conversion::Q4_0.path_for(&verified);
+        let (_dir, verified) = real_model();
+        let cached = verified.canonicalize().unwrap();
+        let bad = Q4_0.path_for(&verified);
         std::fs::write(&bad, b"GGUF and then nothing").unwrap();
         let mut events = Vec::new();
-        let model = load_converted(&verified, Conversion::Q4_0, &mut |e| events.push(e)).unwrap();
-        assert_eq!(model.path(), cached.canonicalize().unwrap());
+        let model = load_converted(&verified, Q4_0, &mut |e| events.push(e)).unwrap();
+        assert_eq!(model.path(), cached);
         assert!(
             matches!(&events[..], [FetchEvent::ConversionFailed { message }] if message.contains("q4_0.gguf")),
             "{events:?}"
@@ -179,12 +207,49 @@ mod tests {
 
     #[test]
     fn an_existing_conversion_is_used_without_converting_again() {
-        let (_dir, verified, done) = files(b"verified", Conversion::Iq4Nl, b"converted earlier");
+        let (_dir, verified, done) = files(b"verified", IQ4_NL, b"converted earlier");
         let mut events = Vec::new();
-        assert_eq!(
-            converted(&verified, Conversion::Iq4Nl, &mut |e| events.push(e)),
-            done
-        );
+        assert_eq!(converted(&verified, IQ4_NL, &mut |e| events.push(e)), done);
         assert!(events.is_empty());
+    }
+
+    /// The catalog's pin is what the linked llama.cpp makes of the real default model: a
+    /// llama.cpp that quantizes differently fails here, not silently on users' machines.
+    #[cfg(unix)]
+    #[test]
+    fn the_default_model_converts_to_the_pinned_digest() {
+        assert_eq!(crate::fetch::DEFAULT_MODEL.convert_to, Some(Q4_0));
+        let (_dir, verified) = real_model();
+        let mut events = Vec::new();
+        let made = converted(&verified, Q4_0, &mut |e| events.push(e));
+        assert_eq!(made, Q4_0.path_for(&verified), "{events:?}");
+        assert!(made.is_file());
+        assert!(
+            matches!(&events[..], [FetchEvent::Converting { .. }]),
+            "{events:?}"
+        );
+    }
+
+    /// A conversion whose digest is not the pinned one is discarded, and the verified file
+    /// runs as published.
+    #[cfg(unix)]
+    #[test]
+    fn a_conversion_with_another_digest_is_discarded() {
+        let (dir, verified) = real_model();
+        let pinned_elsewhere = Conversion {
+            sha256: "0000000000000000000000000000000000000000000000000000000000000000",
+            ..Q4_0
+        };
+        let mut events = Vec::new();
+        let used = converted(&verified, pinned_elsewhere, &mut |e| events.push(e));
+        assert_eq!(used, verified);
+        assert!(
+            matches!(&events[..], [FetchEvent::Converting { .. }, FetchEvent::ConversionFailed { message }]
+                if message.contains(&format!("expected {}", pinned_elsewhere.sha256))
+                    && message.contains(Q4_0.sha256)),
+            "{events:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "only the verified file: {left:?}");
     }
 }

@@ -76,6 +76,22 @@ fn total_size(chunks: &[PathBuf]) -> Result<u64, LocalError> {
     Ok(total)
 }
 
+/// Lowercase hex SHA-256 of the file at `path`, read in blocks.
+pub(crate) fn file_sha256(path: &Path) -> Result<String, LocalError> {
+    let mut input = File::open(path).map_err(|e| LocalError::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; BLOCK];
+    loop {
+        let read = input
+            .read(&mut buffer)
+            .map_err(|e| LocalError::io(path, e))?;
+        let Some(block) = buffer.get(..read).filter(|b| !b.is_empty()) else {
+            return Ok(hex(&hasher.finalize()));
+        };
+        hasher.update(block);
+    }
+}
+
 /// Lowercase hex of `bytes`.
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
@@ -93,7 +109,7 @@ mod tests {
 
     use sha2::{Digest, Sha256};
 
-    use super::assemble_chunks;
+    use super::{assemble_chunks, file_sha256};
     use crate::fetch::FetchEvent;
     use crate::{LocalError, SETUP_HINT};
 
@@ -169,5 +185,18 @@ mod tests {
             matches!(&error, LocalError::ChunkMissing { path } if path.ends_with("gone.part01"))
         );
         assert!(error.to_string().contains(SETUP_HINT));
+    }
+
+    #[test]
+    fn a_file_is_hashed_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.gguf");
+        let bytes: Vec<u8> = (0..super::BLOCK + 4097).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(file_sha256(&path).unwrap(), sha256_hex(&bytes));
+        assert!(matches!(
+            file_sha256(&dir.path().join("missing.gguf")),
+            Err(LocalError::Io { .. })
+        ));
     }
 }

@@ -56,28 +56,48 @@ pub struct ModelSpec {
     pub convert_to: Option<Conversion>,
 }
 
-/// A quantization a fetched model is converted to ([`ModelSpec::convert_to`]).
+/// A conversion a fetched model runs in ([`ModelSpec::convert_to`]): the quantization, and
+/// the SHA-256 that the conversion made by the linked llama.cpp has. llama.cpp's quantizer is
+/// deterministic (the same digest from 1 or 2 threads, native or generic builds), so the
+/// converted file is pinned like the fetched one: a conversion with another digest is
+/// discarded and the verified file runs as published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Conversion {
-    /// `Q4_0`: 4-bit weights in blocks of 32 with one scale.
-    Q4_0,
-    /// `IQ4_NL`: 4-bit weights in blocks of 32 on a non-linear grid.
-    Iq4Nl,
+pub struct Conversion {
+    /// The quantization the weights are converted to.
+    pub quant: Quantization,
+    /// Lowercase hex SHA-256 of the converted file.
+    pub sha256: &'static str,
 }
 
 impl Conversion {
-    /// Its name in file names (`q4_0`, `iq4_nl`).
+    /// The quantization's name in file names (`q4_0`, `iq4_nl`).
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Q4_0 => "q4_0",
-            Self::Iq4Nl => "iq4_nl",
-        }
+        self.quant.name()
     }
 
     /// Where the conversion of the model file at `verified` lives: `<stem>.<name>.gguf`
     /// beside it.
     pub fn path_for(self, verified: &Path) -> PathBuf {
         verified.with_extension(format!("{}.gguf", self.name()))
+    }
+}
+
+/// A quantization a fetched model can be converted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantization {
+    /// `Q4_0`: 4-bit weights in blocks of 32 with one scale.
+    Q4_0,
+    /// `IQ4_NL`: 4-bit weights in blocks of 32 on a non-linear grid.
+    Iq4Nl,
+}
+
+impl Quantization {
+    /// Its name in file names (`q4_0`, `iq4_nl`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Q4_0 => "q4_0",
+            Self::Iq4Nl => "iq4_nl",
+        }
     }
 }
 
@@ -133,7 +153,10 @@ pub const QWEN25_CODER_05B: ModelSpec = ModelSpec {
     license: "Apache-2.0 (Qwen2.5-Coder 0.5B)",
     grounds: true,
     grounds_numbers: false,
-    convert_to: Some(Conversion::Q4_0),
+    convert_to: Some(Conversion {
+        quant: Quantization::Q4_0,
+        sha256: "564996f7f21038c04b9e3e54e1e0324622780cfe0bc8508fe5ef938cb0052a37",
+    }),
 };
 
 /// Qwen2.5-Coder 1.5B Instruct, Q4_K_M, in 22 chunk packages.

