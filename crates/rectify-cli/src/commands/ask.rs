@@ -231,6 +231,15 @@ fn fetch_progress(event: FetchEvent) {
         FetchEvent::ConversionFailed { message } => stderr(&format!(
             "could not convert the embedded model ({message}); using it as published"
         )),
+        FetchEvent::ConversionDiffers {
+            path,
+            expected,
+            actual,
+        } => stderr(&format!(
+            "the converted model {} has SHA-256 {actual}, not the {expected} that was \
+             measured (this llama.cpp quantizes differently); using it",
+            path.display()
+        )),
         _ => {}
     }
 }

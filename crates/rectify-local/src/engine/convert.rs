@@ -36,10 +36,10 @@ pub(crate) fn load_converted(
 }
 
 /// The conversion of the verified model at `verified`, made now if it is not there yet
-/// (written to a temporary file, checked against the pinned [`Conversion::sha256`] and only
-/// then renamed into place, so a conversion cut short or made differently leaves nothing at
-/// the path). When the conversion fails, `verified` itself, after a
-/// [`FetchEvent::ConversionFailed`]: the model then runs as published.
+/// (written to a temporary file and renamed into place, so a conversion cut short leaves
+/// nothing at the path; a new one whose digest is not [`Conversion::sha256`] is reported as
+/// a [`FetchEvent::ConversionDiffers`]). When the conversion fails, `verified` itself, after
+/// a [`FetchEvent::ConversionFailed`]: the model then runs as published.
 pub(crate) fn converted(
     verified: &Path,
     conversion: Conversion,
@@ -53,7 +53,16 @@ pub(crate) fn converted(
         from: verified.to_path_buf(),
     });
     match convert(verified, &converted, conversion) {
-        Ok(()) => converted,
+        Ok(actual) => {
+            if !actual.eq_ignore_ascii_case(conversion.sha256) {
+                progress(FetchEvent::ConversionDiffers {
+                    path: converted.clone(),
+                    expected: conversion.sha256.to_owned(),
+                    actual,
+                });
+            }
+            converted
+        }
         Err(error) => {
             progress(FetchEvent::ConversionFailed {
                 message: error.to_string(),
@@ -63,7 +72,12 @@ pub(crate) fn converted(
     }
 }
 
-fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<(), LocalError> {
+/// Converts `verified` into `converted`; the new file's SHA-256.
+fn convert(
+    verified: &Path,
+    converted: &Path,
+    conversion: Conversion,
+) -> Result<String, LocalError> {
     let failed = |message: String| LocalError::Load {
         path: verified.to_path_buf(),
         message,
@@ -83,28 +97,20 @@ fn convert(verified: &Path, converted: &Path, conversion: Conversion) -> Result<
     };
     rectify_quantize::convert(verified, temp.path(), quant, threads)
         .map_err(|e| failed(e.to_string()))?;
-    let actual = file_sha256(temp.path())?;
-    if !actual.eq_ignore_ascii_case(conversion.sha256) {
-        return Err(failed(format!(
-            "its {} conversion has SHA-256 {actual}, expected {} (the linked llama.cpp \
-             quantizes differently); discarded",
-            conversion.name(),
-            conversion.sha256
-        )));
-    }
+    let digest = file_sha256(temp.path())?;
     temp.persist(converted)
         .map_err(|e| failed(format!("{}: {}", converted.display(), e.error)))?;
-    Ok(())
+    Ok(digest)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The default model's conversion, as the catalog pins it.
-    const Q4_0: Conversion = Conversion {
-        quant: Quantization::Q4_0,
-        sha256: "564996f7f21038c04b9e3e54e1e0324622780cfe0bc8508fe5ef938cb0052a37",
+    /// The default model's conversion, as the catalog records it.
+    const Q4_0: Conversion = match crate::fetch::DEFAULT_MODEL.convert_to {
+        Some(conversion) => conversion,
+        None => panic!("the default model is converted"),
     };
     const IQ4_NL: Conversion = Conversion {
         quant: Quantization::Iq4Nl,
@@ -217,8 +223,7 @@ mod tests {
     /// llama.cpp that quantizes differently fails here, not silently on users' machines.
     #[cfg(unix)]
     #[test]
-    fn the_default_model_converts_to_the_pinned_digest() {
-        assert_eq!(crate::fetch::DEFAULT_MODEL.convert_to, Some(Q4_0));
+    fn the_default_model_converts_to_the_recorded_digest() {
         let (_dir, verified) = real_model();
         let mut events = Vec::new();
         let made = converted(&verified, Q4_0, &mut |e| events.push(e));
@@ -230,26 +235,30 @@ mod tests {
         );
     }
 
-    /// A conversion whose digest is not the pinned one is discarded, and the verified file
-    /// runs as published.
+    /// A conversion whose digest is not the recorded one is kept and runs, and the difference
+    /// is reported.
     #[cfg(unix)]
     #[test]
-    fn a_conversion_with_another_digest_is_discarded() {
-        let (dir, verified) = real_model();
-        let pinned_elsewhere = Conversion {
+    fn a_conversion_with_another_digest_is_used_and_reported() {
+        let (_dir, verified) = real_model();
+        let recorded_elsewhere = Conversion {
             sha256: "0000000000000000000000000000000000000000000000000000000000000000",
             ..Q4_0
         };
         let mut events = Vec::new();
-        let used = converted(&verified, pinned_elsewhere, &mut |e| events.push(e));
-        assert_eq!(used, verified);
+        let used = converted(&verified, recorded_elsewhere, &mut |e| events.push(e));
+        assert_eq!(used, Q4_0.path_for(&verified));
+        assert!(used.is_file());
         assert!(
-            matches!(&events[..], [FetchEvent::Converting { .. }, FetchEvent::ConversionFailed { message }]
-                if message.contains(&format!("expected {}", pinned_elsewhere.sha256))
-                    && message.contains(Q4_0.sha256)),
+            matches!(&events[..], [FetchEvent::Converting { .. }, FetchEvent::ConversionDiffers { path, expected, actual }]
+                if *path == used && expected == recorded_elsewhere.sha256 && actual == Q4_0.sha256),
             "{events:?}"
         );
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(left.len(), 1, "only the verified file: {left:?}");
+        let mut again = Vec::new();
+        assert_eq!(
+            converted(&verified, recorded_elsewhere, &mut |e| again.push(e)),
+            used
+        );
+        assert!(again.is_empty(), "made and reported once: {again:?}");
     }
 }

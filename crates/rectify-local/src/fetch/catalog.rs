@@ -57,15 +57,19 @@ pub struct ModelSpec {
 }
 
 /// A conversion a fetched model runs in ([`ModelSpec::convert_to`]): the quantization, and
-/// the SHA-256 that the conversion made by the linked llama.cpp has. llama.cpp's quantizer is
-/// deterministic (the same digest from 1 or 2 threads, native or generic builds), so the
-/// converted file is pinned like the fetched one: a conversion with another digest is
-/// discarded and the verified file runs as published.
+/// the SHA-256 of the conversion that was measured. llama.cpp's quantizer is deterministic
+/// (the same digest from 1 or 2 threads, from native and generic x86-64 builds), so a
+/// conversion made here is checked against it once, when it is made; one with another digest
+/// (a llama.cpp of another version, compiler or platform, whose float rounding may differ) is
+/// used and reported ([`super::FetchEvent::ConversionDiffers`]), not discarded: discarding it
+/// would leave that machine on the slower published file, converting again at every load. A
+/// test converts the real default model and checks the digest, so a llama.cpp update that
+/// changes the bytes fails there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Conversion {
     /// The quantization the weights are converted to.
     pub quant: Quantization,
-    /// Lowercase hex SHA-256 of the converted file.
+    /// Lowercase hex SHA-256 of the converted file that was measured.
     pub sha256: &'static str,
 }
 

@@ -69,6 +69,18 @@ pub enum FetchEvent {
         /// Why.
         message: String,
     },
+    /// The conversion was made and is used, but its SHA-256 is not the one the catalog
+    /// records for it ([`crate::fetch::Conversion::sha256`]): a llama.cpp that quantizes
+    /// differently (another version, compiler or platform) made it, so it is not the file
+    /// that was measured. Reported once, when it is made.
+    ConversionDiffers {
+        /// The converted file.
+        path: PathBuf,
+        /// The digest the catalog records.
+        expected: String,
+        /// The digest of the file made here.
+        actual: String,
+    },
 }
 
 /// Where the model cache lives: `RECTIFY_CACHE_DIR`, else `<user cache dir>/rectify`
